@@ -1,0 +1,54 @@
+# Everything runs from the project's own virtualenv in .venv/, which `install` builds.
+# `make test` and `make run` on a fresh clone install what they need by themselves.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+PROTO_DIR := proto
+PROTOS := $(wildcard $(PROTO_DIR)/belote/v1/*.proto)
+# One generated module per .proto (plus _pb2_grpc.py and .pyi beside it).
+GENERATED := $(patsubst $(PROTO_DIR)/%.proto,service/%_pb2.py,$(PROTOS))
+
+# Build stamps live in the venv: removing .venv/ starts everything afresh.
+DEPS_STAMP := $(VENV)/.deps-installed
+
+.PHONY: install proto run test bench lint clean
+
+install: $(DEPS_STAMP) $(GENERATED)
+
+# Re-run when pyproject.toml changes.
+$(DEPS_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade pip
+	$(BIN)/python -m pip install -e '.[dev]'
+	touch $@
+
+define gen_proto
+	rm -f service/belote/v1/*_pb2.py service/belote/v1/*_pb2.pyi service/belote/v1/*_pb2_grpc.py
+	$(BIN)/python -m grpc_tools.protoc -I$(PROTO_DIR) --python_out=service --pyi_out=service \
+		--grpc_python_out=service $(PROTO_DIR)/belote/v1/*.proto
+endef
+
+# Re-run when any .proto changes (or a generated file is missing).
+$(GENERATED) &: $(PROTOS) $(DEPS_STAMP)
+	$(gen_proto)
+	touch $(GENERATED)
+
+proto: $(DEPS_STAMP)
+	$(gen_proto)
+
+run: install
+	$(BIN)/belote serve
+
+test: install
+	$(BIN)/pytest -q
+
+bench: install
+	$(BIN)/python -m belote.bench
+
+lint: install
+	$(BIN)/ruff check service tests
+
+clean:
+	rm -rf $(VENV) service/belote/v1/*_pb2.py service/belote/v1/*_pb2.pyi service/belote/v1/*_pb2_grpc.py

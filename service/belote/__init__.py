@@ -1,0 +1,1 @@
+"""Belote: a stateless, event-sourced gRPC server running 4-player Belote tables."""

@@ -1,0 +1,415 @@
+"""The use cases: one method per RPC. Load (cache + log), fold, decide, append, retry, bots.
+
+Stateless by design: a table's state is always the fold of its log, cached per table and
+checked against the log's version on every command, so any process can serve any table.
+Everything random (decks, salts, bot seeds) and the clock are chosen here and written into
+the events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import hmac
+import logging
+import secrets
+import time
+from collections import OrderedDict
+from typing import AsyncIterator, Callable
+
+from belote import bots
+from belote.rules import IllegalAction, InvalidOptions, rules_for
+from belote.rules.cards import shuffled_deck
+from belote.store import (NewEvent, StoreError, StoreUnavailable, TableIndexEntry, VersionConflict,
+                          open_store)
+from belote.table.codec import (BadMessage, action_from_pb, action_to_pb, decode_stored,
+                                encode_body, event_type)
+from belote.table.decide import (Act, CreateTable, JoinSeat, LeaveSeat, NextDeal, Refused, SeatBot,
+                                 decide)
+from belote.table.state import BOT, HUMAN, PLAYING, WAITING, TableState, evolve
+from belote.table.views import REVIEWER, SPECTATOR, Redactor, status_to_pb, table_view
+from belote.v1 import events_pb2 as epb
+from belote.v1 import table_service_pb2 as tpb
+
+from . import errors as err
+
+log = logging.getLogger("belote.app")
+
+MAX_REQUEST_ID = 64
+MAX_NAME = 64
+MAX_DISPLAY_NAME = 32
+CACHE_TABLES = 4096
+RETRIES = 8
+WATCH_POLL_S = 0.5
+
+
+def _now_us() -> int:
+    return time.time_ns() // 1000
+
+
+def _sha256(text: str) -> bytes:
+    return hashlib.sha256(text.encode()).digest()
+
+
+def _scrypt(password: str, salt: bytes) -> bytes:
+    return hashlib.scrypt(password.encode(), salt=salt, n=2**14, r=8, p=1, dklen=32)
+
+
+class TableApp:
+    def __init__(self, store, secret: bytes, reviewer_token: str | None = None):
+        self.store = store
+        self._secret = secret
+        self._reviewer_hash = _sha256(reviewer_token) if reviewer_token else None
+        self._states: OrderedDict[str, TableState] = OrderedDict()
+        self._bot_tasks: dict[str, asyncio.Task] = {}
+        self._bot_again: set[str] = set()
+        self._closing = asyncio.Event()
+
+    @classmethod
+    async def open(cls, store_url: str, *, reviewer_token: str | None = None) -> "TableApp":
+        store = open_store(store_url)
+        return cls(store, await store.server_secret(), reviewer_token)
+
+    async def close(self) -> None:
+        self.shutdown()
+        for task in list(self._bot_tasks.values()):
+            task.cancel()
+        await asyncio.gather(*self._bot_tasks.values(), return_exceptions=True)
+        await self.store.close()
+
+    async def ready(self) -> bool:
+        try:
+            await self.store.ping()
+            return True
+        except StoreError:
+            return False
+
+    async def resume(self) -> None:
+        """After a start: bots whose turn it is on tables in progress play on."""
+        for table_id, _entry, _version in await self.store.list_index(status=PLAYING, limit=100_000):
+            self._kick_bots(table_id)
+
+    def shutdown(self) -> None:
+        self._closing.set()
+
+    # Tokens: derived from the store's secret so a retried request gets the same one back;
+    # prefixed by the table id so a token of another table is told apart from an unknown one.
+    def _token(self, kind: str, table_id: str, request_id: str) -> str:
+        mac = hmac.new(self._secret, f"{kind}|{table_id}|{request_id}".encode(), "sha256").digest()
+        return f"{table_id}.{base64.urlsafe_b64encode(mac).rstrip(b'=').decode()}"
+
+    def _table_id(self, request_id: str) -> str:
+        mac = hmac.new(self._secret, f"table|{request_id}".encode(), "sha256").digest()
+        return base64.b32encode(mac[:10]).decode().lower()
+
+    # Loading and appending -------------------------------------------------------------------
+    async def _load(self, table_id: str) -> TableState:
+        """The table's state at the log's current version (callers must not mutate it)."""
+        state = self._states.get(table_id)
+        try:
+            new = await self.store.read(table_id, after_sequence=state.version if state else 0)
+        except StoreUnavailable as e:
+            raise err.AppError(err.UNAVAILABLE, "STORE_UNAVAILABLE", "the store cannot be reached") from e
+        if new:
+            state = state.copy() if state else TableState(table_id)
+            for stored in new:
+                evolve(state, decode_stored(stored))
+            self._remember(state)
+        elif state is None:
+            state = TableState(table_id)
+        else:
+            self._states.move_to_end(table_id)
+        return state
+
+    def _remember(self, state: TableState) -> None:
+        self._states[state.table_id] = state
+        self._states.move_to_end(state.table_id)
+        while len(self._states) > CACHE_TABLES:
+            self._states.popitem(last=False)
+
+    async def _existing(self, table_id: str) -> TableState:
+        if not table_id:
+            raise err.invalid("table_id", "table_id: required")
+        state = await self._load(table_id)
+        if not state.exists:
+            raise err.not_found(f"no table {table_id!r}")
+        return state
+
+    async def _execute(self, table_id: str, request_id: str,
+                       build: Callable[[TableState], list[epb.TableEvent]],
+                       expected_version: int | None = None) -> tuple[list[epb.TableEvent], TableState]:
+        """Decide and append with optimistic concurrency; re-decide on a conflict."""
+        for attempt in range(RETRIES):
+            state = await self._load(table_id)
+            try:
+                if expected_version is not None and state.version != expected_version:
+                    raise Refused("VERSION_CONFLICT", f"the table is at version {state.version}, "
+                                                      f"not {expected_version}")
+                events = build(state)
+            except (Refused, IllegalAction) as e:
+                earlier = await self.store.request_events(table_id, request_id)
+                if earlier is not None:
+                    return [decode_stored(s) for s in earlier], await self._load(table_id)
+                if e.reason == "VERSION_CONFLICT":
+                    raise err.aborted(e.message) from None
+                if attempt > 0:
+                    raise err.aborted(f"the table changed while your request was handled: {e.message}",
+                                      "CONFLICT_" + e.reason) from None
+                raise err.refused(e.reason, e.message) from None
+            new_state = state.copy()
+            for i, event in enumerate(events, start=state.version + 1):
+                event.sequence = i
+                evolve(new_state, event)
+            try:
+                result = await self.store.append(
+                    table_id, state.version, [NewEvent(event_type(e), encode_body(e)) for e in events],
+                    request_id=request_id, recorded_at_us=_now_us(), index=_index_entry(new_state))
+            except VersionConflict:
+                if expected_version is not None:
+                    raise err.aborted("the table changed: your expected_version is stale") from None
+                continue
+            except StoreUnavailable as e:
+                raise err.AppError(err.UNAVAILABLE, "STORE_UNAVAILABLE", "the store cannot be reached") from e
+            stored = [decode_stored(s) for s in result.events]
+            if not result.duplicate:
+                self._remember(new_state)
+                self._kick_bots(table_id)
+            return stored, await self._load(table_id) if result.duplicate else new_state
+        raise err.aborted("the table is too busy right now: retry with the same request_id")
+
+    def _next_deal(self) -> NextDeal:
+        return NextDeal(tuple(shuffled_deck()), secrets.token_bytes(16))
+
+    # Who is asking ---------------------------------------------------------------------------
+    def _seat_of(self, state: TableState, token: str | None) -> int:
+        """The seat whose token this is (its player may be away: a takeover bot plays)."""
+        if not token:
+            raise err.unauthenticated("this call needs your seat token (authorization: Bearer <token>)")
+        seat = state.seat_of_token_hash(_sha256(token))
+        if seat is not None:
+            return seat
+        if token.split(".", 1)[0] != state.table_id or self._is_host(state, token):
+            raise err.denied("WRONG_TABLE_OR_ROLE", "this token does not hold a seat at this table")
+        raise err.unauthenticated("unknown token")
+
+    def _is_host(self, state: TableState, token: str | None) -> bool:
+        return bool(token) and hmac.compare_digest(_sha256(token), state.created.host_token_hash)
+
+    def _viewer(self, state: TableState, token: str | None) -> int:
+        """A seat, or SPECTATOR when no token is given."""
+        return SPECTATOR if not token else self._seat_of(state, token)
+
+    # Use cases -------------------------------------------------------------------------------
+    async def create_table(self, req: tpb.CreateTableRequest) -> tpb.CreateTableResponse:
+        _check_request_id(req.request_id)
+        preset = req.preset or "classic"
+        try:
+            rules = rules_for(preset, dict(req.options))
+        except InvalidOptions as e:
+            raise err.invalid("preset" if e.field == "preset" else f"options[{e.field}]", str(e)) from None
+        if len(req.name) > MAX_NAME:
+            raise err.invalid("name", f"name: at most {MAX_NAME} characters")
+        if req.stake < 0:
+            raise err.invalid("stake", "stake: must be 0 or more")
+        if req.private and not req.password:
+            raise err.invalid("password", "password: a private table needs one")
+        if req.takeover_bot_level not in (0, epb.EASY, epb.NORMAL, epb.HARD):
+            raise err.invalid("takeover_bot_level", "takeover_bot_level: EASY, NORMAL or HARD")
+        table_id = self._table_id(req.request_id)
+        host_token = self._token("host", table_id, "")
+        created = epb.TableCreated(
+            name=req.name or f"{preset} table", preset=preset, options=rules.as_strings(),
+            private=req.private, stake=req.stake,
+            takeover_bot_level=req.takeover_bot_level or epb.NORMAL,
+            host_token_hash=_sha256(host_token))
+        if req.private:
+            created.password_salt = secrets.token_bytes(16)
+            created.password_hash = _scrypt(req.password, created.password_salt)
+        _, state = await self._execute(table_id, req.request_id,
+                                       lambda s: decide(s, CreateTable(created), self._next_deal()))
+        return tpb.CreateTableResponse(table_id=table_id, host_token=host_token,
+                                       table=table_view(state, SPECTATOR))
+
+    async def list_tables(self, req: tpb.ListTablesRequest) -> tpb.ListTablesResponse:
+        if req.page_size < 0:
+            raise err.invalid("page_size", "page_size: must be 0 or more")
+        limit = min(req.page_size or 50, 200)
+        rows = await self.store.list_index(status=WAITING, listed=True, limit=limit)
+        return tpb.ListTablesResponse(tables=[tpb.TableSummary.FromString(e.summary) for _, e, _ in rows])
+
+    async def join_table(self, req: tpb.JoinTableRequest, token: str | None) -> tpb.JoinTableResponse:
+        _check_request_id(req.request_id)
+        seat = _check_seat(req.seat if req.HasField("seat") else None)
+        if not 1 <= len(req.display_name) <= MAX_DISPLAY_NAME:
+            raise err.invalid("display_name", f"display_name: 1 to {MAX_DISPLAY_NAME} characters")
+        state = await self._existing(req.table_id)
+        created = state.created
+        if created.private and not hmac.compare_digest(
+                _scrypt(req.password, created.password_salt), created.password_hash):
+            raise err.denied("WRONG_PASSWORD", "wrong password for this private table")
+        seat_token = self._token("seat", req.table_id, req.request_id)
+        events, state = await self._execute(
+            req.table_id, req.request_id,
+            lambda s: decide(s, JoinSeat(seat, req.display_name, _sha256(seat_token)), self._next_deal()))
+        taken = next(e.seat_joined.seat for e in events if e.HasField("seat_joined"))
+        return tpb.JoinTableResponse(seat=taken, seat_token=seat_token, table=table_view(state, taken))
+
+    async def add_bot(self, req: tpb.AddBotRequest, token: str | None) -> tpb.AddBotResponse:
+        _check_request_id(req.request_id)
+        seat = _check_seat(req.seat if req.HasField("seat") else None)
+        if req.level not in (0, epb.EASY, epb.NORMAL, epb.HARD):
+            raise err.invalid("level", "level: EASY, NORMAL or HARD")
+        state = await self._existing(req.table_id)
+        if not self._is_host(state, token):
+            self._seat_of(state, token)          # any seat of the table may seat bots too
+        level = req.level or epb.NORMAL
+        events, state = await self._execute(
+            req.table_id, req.request_id, lambda s: decide(s, SeatBot(seat, level), self._next_deal()))
+        taken = next(e.bot_seated.seat for e in events if e.HasField("bot_seated"))
+        return tpb.AddBotResponse(seat=taken, table=table_view(state, SPECTATOR))
+
+    async def leave_table(self, req: tpb.LeaveTableRequest, token: str | None) -> tpb.LeaveTableResponse:
+        _check_request_id(req.request_id)
+        state = await self._existing(req.table_id)
+        seat = self._seat_of(state, token)
+        if state.seats[seat].occupant != HUMAN:
+            raise err.refused("NOT_SEATED", "you have already left this seat")
+        level = state.created.takeover_bot_level or epb.NORMAL
+        _, state = await self._execute(
+            req.table_id, req.request_id, lambda s: decide(s, LeaveSeat(seat, level), self._next_deal()))
+        return tpb.LeaveTableResponse(table=table_view(state, seat))
+
+    async def get_legal_actions(self, req: tpb.GetLegalActionsRequest,
+                                token: str | None) -> tpb.GetLegalActionsResponse:
+        state = await self._existing(req.table_id)
+        seat = self._seat_of(state, token)
+        self._kick_bots_if_due(state)
+        legal = state.game.legal_actions(seat) if state.status == PLAYING else []
+        return tpb.GetLegalActionsResponse(version=state.version, seat=seat,
+                                           your_turn=state.to_act() == seat,
+                                           actions=[action_to_pb(a) for a in legal])
+
+    async def act(self, req: tpb.ActRequest, token: str | None) -> tpb.ActResponse:
+        _check_request_id(req.request_id)
+        try:
+            action = action_from_pb(req.action)
+        except BadMessage as e:
+            raise err.invalid(e.field, str(e)) from None
+        state = await self._existing(req.table_id)
+        seat = self._seat_of(state, token)
+        expected = req.expected_version if req.HasField("expected_version") else None
+        events, state = await self._execute(
+            req.table_id, req.request_id,
+            lambda s: decide(s, Act(seat, action), self._next_deal()), expected)
+        redactor = Redactor(seat)
+        redactor.prime(state)
+        return tpb.ActResponse(version=events[-1].sequence, events=[redactor.see(e) for e in events])
+
+    async def get_table(self, req: tpb.GetTableRequest, token: str | None) -> tpb.Table:
+        state = await self._existing(req.table_id)
+        viewer = self._viewer(state, token)
+        self._kick_bots_if_due(state)
+        return table_view(state, viewer)
+
+    async def watch_table(self, req: tpb.WatchTableRequest,
+                          token: str | None) -> AsyncIterator[epb.TableEvent]:
+        state = await self._existing(req.table_id)
+        viewer = self._viewer(state, token)
+        first = max(req.from_sequence, 1)
+        if first > state.version + 1:
+            raise err.AppError(err.OUT_OF_RANGE, "SEQUENCE_AHEAD",
+                               f"from_sequence {first} is past the table's next event {state.version + 1}")
+        redactor = Redactor(viewer)
+        seen = 0
+        while not self._closing.is_set():
+            for stored in await self.store.read(req.table_id, after_sequence=seen):
+                shown = redactor.see(decode_stored(stored))
+                seen = stored.sequence
+                if seen >= first:
+                    yield shown
+            await self.store.wait_for_append(req.table_id, seen, timeout=WATCH_POLL_S)
+
+    async def export_log(self, req: tpb.ExportLogRequest, token: str | None) -> AsyncIterator[epb.LoggedEvent]:
+        if not token:
+            raise err.unauthenticated("ExportLog needs the reviewer token")
+        if self._reviewer_hash is None or not hmac.compare_digest(_sha256(token), self._reviewer_hash):
+            raise err.denied("NOT_REVIEWER", "only the reviewer token may export a log")
+        await self._existing(req.table_id)
+        for stored in await self.store.read(req.table_id):
+            yield logged_event(stored)
+
+    # Bots ------------------------------------------------------------------------------------
+    def _kick_bots_if_due(self, state: TableState) -> None:
+        seat = state.to_act()
+        if seat is not None and state.seats[seat].occupant == BOT:
+            self._kick_bots(state.table_id)
+
+    def _kick_bots(self, table_id: str) -> None:
+        if self._closing.is_set():
+            return
+        if table_id in self._bot_tasks:
+            self._bot_again.add(table_id)
+            return
+        self._bot_tasks[table_id] = asyncio.get_running_loop().create_task(self._play_bots(table_id))
+
+    async def _play_bots(self, table_id: str) -> None:
+        """While a bot is to act, ask it (with its seat's view) and append its move."""
+        try:
+            while not self._closing.is_set():
+                self._bot_again.discard(table_id)
+                state = await self._load(table_id)
+                seat = state.to_act()
+                if seat is None or state.seats[seat].occupant != BOT:
+                    if table_id in self._bot_again:
+                        continue
+                    return
+                level = state.seats[seat].bot_level
+                seed = secrets.randbits(63)
+                action = bots.choose(level, table_view(state, seat), state.game.legal_actions(seat), seed)
+                command = Act(seat, action, epb.BotMove(level=level, seed=seed))
+                try:
+                    await self._execute(table_id, f"bot-{state.version + 1}",
+                                        lambda s: decide(s, command, self._next_deal()), state.version)
+                except err.AppError as e:
+                    if e.code != err.ABORTED:      # aborted: someone else moved first; look again
+                        log.error("bot move refused on %s: %s", table_id, e)
+                        return
+        except (StoreError, err.AppError) as e:
+            log.warning("bots of %s paused: %s", table_id, e)
+        finally:
+            self._bot_tasks.pop(table_id, None)
+
+
+def logged_event(stored) -> epb.LoggedEvent:
+    """One line of an export: the full event with its chain fields."""
+    out = epb.LoggedEvent(table_id=stored.table_id, sequence=stored.sequence, request_id=stored.request_id,
+                          type=stored.type, schema_version=stored.schema_version,
+                          prev_hash=stored.prev_hash, hash=stored.hash, event=decode_stored(stored))
+    out.time.FromMicroseconds(stored.recorded_at_us)
+    return out
+
+
+def _index_entry(state: TableState) -> TableIndexEntry:
+    summary = tpb.TableSummary(table_id=state.table_id, name=state.created.name,
+                               preset=state.created.preset, free_seats=len(state.free_seats()),
+                               stake=state.created.stake,
+                               status=status_to_pb(state.status))
+    return TableIndexEntry(status=state.status, listed=not state.created.private and state.status == WAITING,
+                           summary=summary.SerializeToString(deterministic=True))
+
+
+def _check_request_id(request_id: str) -> None:
+    if not request_id:
+        raise err.invalid("request_id", "request_id: required (a fresh UUID per request; resend it to retry)")
+    if len(request_id) > MAX_REQUEST_ID:
+        raise err.invalid("request_id", f"request_id: at most {MAX_REQUEST_ID} characters")
+
+
+def _check_seat(seat: int | None) -> int | None:
+    if seat is not None and not 0 <= seat <= 3:
+        raise err.invalid("seat", f"seat: {seat} is not a seat (0, 1, 2 or 3)")
+    return seat
+
+
+__all__ = ["TableApp", "REVIEWER"]

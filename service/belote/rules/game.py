@@ -1,0 +1,337 @@
+"""A whole game: deals from recorded deck orders, auction, announcements, play, scores, end.
+
+``Game`` is the rules engine's one state machine. The caller supplies each deal's deck order
+(``start_deal``) and each seat's actions (``apply``); everything else follows from the rules,
+and ``apply`` returns what happened (tricks won, scores, ...) as small values. Same decks and
+same actions, same game: nothing here reads a clock or a random source.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from . import announcements as ann
+from .actions import Action, Bid, Declare, Play
+from .auction import PASS, Auction
+from .cards import cards_of
+from .errors import IllegalAction
+from .options import Rules
+from .play import PLAY_RULES, CardPlay
+from .scoring import DealScore, game_winner, score_deal
+from .values import ALL_TRUMP, contract_table
+
+DEALING, AUCTION, PLAYING, OVER = "dealing", "auction", "playing", "over"
+
+
+# What ``apply`` and ``start_deal`` report -------------------------------------------------------
+class ContractSettled(NamedTuple):
+    taker: int
+    contract: int
+    forced: bool
+
+
+class AllPassed(NamedTuple):
+    deal_number: int
+
+
+class BeloteCalled(NamedTuple):
+    seat: int
+    card: int
+    call: str          # "belote" | "rebelote" (the rebelote scores the 20)
+
+
+class TrickWon(NamedTuple):
+    number: int        # 1..8
+    winner: int
+    points: int
+    leader: int
+    cards: tuple
+
+
+class AnnouncementsRevealed(NamedTuple):
+    by_seat: tuple     # ((seat, Announcement), ...)
+    scoring_team: int  # -1: nobody (none, or a perfect tie)
+
+
+class GameOver(NamedTuple):
+    winning_team: int
+    totals: tuple
+
+
+# Dealing (SPEC §1) -----------------------------------------------------------------------------
+_DECK = frozenset(range(32))
+
+
+def check_deck(deck) -> None:
+    if len(deck) != 32 or frozenset(deck) != _DECK:
+        raise IllegalAction("BAD_DECK", "a deck order must hold each of the 32 cards once")
+
+
+def _seat_order(eldest: int, counts) -> tuple:
+    """The seat that receives each successive card when dealing packets of ``counts``."""
+    return tuple((eldest + k) & 3 for n in counts for k in range(4) for _ in range(n))
+
+
+# Who gets d[i]: the first 5 (3 then 2), and 3-2-3 for bidding=none, per eldest.
+_FIRST_FIVE = tuple(_seat_order(e, (3, 2)) for e in range(4))
+_ALL_EIGHT = tuple(_seat_order(e, (3, 2, 3)) for e in range(4))
+# Completion per (eldest, taker): the taker gets d[20] (turned) + 2, the others 3, from d[21].
+_COMPLETION = tuple(tuple(
+    (t,) + tuple(s for k in range(4) for s in [(e + k) & 3] * (2 if (e + k) & 3 == t else 3))
+    for t in range(4)) for e in range(4))
+
+
+def _give(deck, start: int, seats: tuple, hands: list[int]) -> list[int]:
+    for i, seat in enumerate(seats, start):
+        hands[seat] |= 1 << deck[i]
+    return hands
+
+
+def deal_first_five(deck, eldest: int) -> list[int]:
+    """3 cards to each seat from the eldest, then 2 each: d[0..19]."""
+    return _give(deck, 0, _FIRST_FIVE[eldest], [0, 0, 0, 0])
+
+
+def complete_hands(deck, eldest: int, taker: int, hands: list[int]) -> list[int]:
+    """The taker gets the turned card d[20] and 2 more, every other seat 3, from d[21..31]."""
+    return _give(deck, 20, _COMPLETION[eldest][taker], list(hands))
+
+
+def deal_all_eight(deck, eldest: int) -> list[int]:
+    """``bidding=none``: 3, then 2, then 3 to each seat from the eldest, from d[0]."""
+    return _give(deck, 0, _ALL_EIGHT[eldest], [0, 0, 0, 0])
+
+
+class Game:
+    """One game of Belote under ``rules``, from the first deal to the winner."""
+
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        self.phase = DEALING
+        self.dealer = rules.first_dealer
+        self.deal_number = 0                 # deals started, redeals included
+        self.totals = [0, 0]
+        self.reserve = 0                     # litige reserve waiting for a decisive deal
+        self.scores: list[DealScore] = []
+        self.winner = -1
+        self._reset_deal()
+
+    def _reset_deal(self) -> None:
+        self.deck: list[int] | None = None
+        self.turned_card = -1
+        self.dealt: list[int] = [0, 0, 0, 0]     # hands as dealt (5, then 8 once completed)
+        self.auction: Auction | None = None
+        self.play: CardPlay | None = None
+        self.taker = -1
+        self.contract = -1
+        self.forced = False
+        self.classic: list[list[ann.Announcement]] = [[], [], [], []]
+        self.classic_team = -1
+        self.declared: list[ann.Announcement | None] = [None, None, None, None]
+
+    @property
+    def eldest(self) -> int:
+        return (self.dealer + 1) & 3
+
+    def copy(self) -> "Game":
+        new = Game.__new__(Game)
+        new.__dict__.update(self.__dict__)
+        new.totals = self.totals[:]
+        new.scores = self.scores[:]
+        new.dealt = self.dealt[:]
+        new.declared = self.declared[:]
+        new.auction = self.auction.copy() if self.auction else None
+        new.play = self.play.copy() if self.play else None
+        return new
+
+    # Whose turn, and what may they do -----------------------------------------------------------
+    def to_act(self) -> int | None:
+        """The seat to act, or None (waiting for a deck, or game over)."""
+        if self.phase == AUCTION:
+            return self.auction.turn
+        if self.phase == PLAYING:
+            return self.play.turn
+        return None
+
+    def hand(self, seat: int) -> int:
+        """The seat's cards now, as a mask."""
+        if self.play is not None:
+            return self.play.hands[seat]
+        return self.dealt[seat]
+
+    def legal_actions(self, seat: int | None = None) -> list[Action]:
+        """Every action ``seat`` (default: the seat to act) may take now; [] if not its turn."""
+        turn = self.to_act()
+        if turn is None or (seat is not None and seat != turn):
+            return []
+        if self.phase == AUCTION:
+            return [Bid(c) for c in self.auction.legal_calls()]
+        actions: list[Action] = []
+        if self._may_declare(turn):
+            actions += [Declare(a.kind, a.suit, a.rank if a.kind == ann.CARRE else -1)
+                        for a in self._enhanced_options(turn)]
+        actions += [Play(c) for c in cards_of(self.play.legal_cards())]
+        return actions
+
+    def _may_declare(self, seat: int) -> bool:
+        return (self.rules.announcements == "enhanced" and self.play.trick_number == 0
+                and self.declared[seat] is None)
+
+    def _enhanced_options(self, seat: int) -> list[ann.Announcement]:
+        capot_free = all(d is None or d.kind != ann.CAPOT_ANNONCE for d in self.declared)
+        return ann.enhanced_options(self.play.hands[seat], capot_free)
+
+    # Dealing ------------------------------------------------------------------------------------
+    def start_deal(self, deck) -> list:
+        """Deal from a recorded deck order (top first)."""
+        if self.phase != DEALING:
+            raise IllegalAction("DEAL_IN_PROGRESS" if self.phase != OVER else "GAME_OVER",
+                                "the game is over" if self.phase == OVER else "a deal is in progress")
+        check_deck(deck)
+        self._reset_deal()
+        self.deck = list(deck)
+        self.deal_number += 1
+        if self.rules.bidding == "none":
+            self.dealt = deal_all_eight(deck, self.eldest)
+            return [self._settle(self.eldest, ALL_TRUMP, False)]
+        self.dealt = deal_first_five(deck, self.eldest)
+        self.turned_card = deck[20]
+        self.auction = Auction(self.rules.bidding, self.rules.all_pass, self.eldest, deck[20] >> 3)
+        self.phase = AUCTION
+        return []
+
+    def _settle(self, taker: int, contract: int, forced: bool) -> ContractSettled:
+        if self.rules.bidding != "none":
+            self.dealt = complete_hands(self.deck, self.eldest, taker, self.dealt)
+        self.taker, self.contract, self.forced = taker, contract, forced
+        table = contract_table(self.rules.values, contract)
+        self.play = CardPlay(self.dealt, contract, taker, self.eldest, table,
+                             PLAY_RULES[self.rules.play], self.rules.undertrump == "required",
+                             self.rules.belote_order == "king_first")
+        if self.rules.announcements == "classic":
+            self.classic = [ann.classic_announcements(h) for h in self.dealt]
+            self.classic_team = ann.classic_scoring_team(self.classic, contract)
+        self.phase = PLAYING
+        return ContractSettled(taker, contract, forced)
+
+    # Acting -------------------------------------------------------------------------------------
+    def check(self, seat: int, action: Action) -> None:
+        """Raise IllegalAction (naming the rule) unless ``seat`` may take ``action`` now."""
+        self._check(seat, action)
+
+    def _check(self, seat: int, action: Action):
+        if self.phase == OVER:
+            raise IllegalAction("GAME_OVER", "the game is over")
+        turn = self.to_act()
+        if turn is None:
+            raise IllegalAction("NO_DEAL", "no deal is in progress")
+        if seat != turn:
+            raise IllegalAction("NOT_YOUR_TURN", f"it is seat {turn}'s turn, not seat {seat}'s")
+        if isinstance(action, Bid):
+            if self.phase != AUCTION:
+                raise IllegalAction("NOT_BIDDING", "the auction is over: play a card")
+            self.auction.check_call(action.contract)
+            return None
+        if self.phase != PLAYING:
+            raise IllegalAction("BIDDING", "the auction is not over: bid or pass")
+        if isinstance(action, Declare):
+            if self.rules.announcements != "enhanced":
+                raise IllegalAction("NO_DECLARATIONS", "announcements are not declared at this table")
+            if self.play.trick_number != 0:
+                raise IllegalAction("ANNOUNCE_TOO_LATE", "announcements are made during the first trick only")
+            if self.declared[seat] is not None:
+                raise IllegalAction("ALREADY_ANNOUNCED", "you have already made your one announcement")
+            for a in self._enhanced_options(seat):
+                if ann.same_declaration(a, action.kind, action.suit, action.rank):
+                    return a
+            if action.kind == ann.CAPOT_ANNONCE:
+                raise IllegalAction("CAPOT_ALREADY_ANNOUNCED", "a capot has already been announced this deal")
+            if action.kind not in ann.ENHANCED_KINDS:
+                raise IllegalAction("UNKNOWN_ANNOUNCEMENT",
+                                    f"unknown announcement {action.kind!r} (valid: {', '.join(ann.ENHANCED_KINDS)})")
+            raise IllegalAction("ANNOUNCEMENT_NOT_HELD", f"your hand does not hold that {action.kind.replace('_', ' ')}")
+        if isinstance(action, Play):
+            if not 0 <= action.card < 32:
+                raise IllegalAction("BAD_CARD", f"no such card: {action.card}")
+            self.play.check_card(action.card)
+            return None
+        raise IllegalAction("BAD_ACTION", f"not an action: {action!r}")
+
+    def apply(self, seat: int, action: Action) -> list:
+        """Take ``action`` for ``seat`` (checked first); return what happened."""
+        declared = self._check(seat, action)
+        if isinstance(action, Bid):
+            return self._call(action.contract)
+        if isinstance(action, Declare):
+            self.declared[seat] = declared
+            return []
+        return self._play_card(action.card)
+
+    def _call(self, call: int) -> list:
+        auction = self.auction
+        auction.call(call)
+        if not auction.finished:
+            return []
+        if auction.all_passed:
+            passed = AllPassed(self.deal_number)
+            self._next_dealer()
+            return [passed]
+        return [self._settle(auction.best_seat, auction.best, auction.forced)]
+
+    def _play_card(self, card: int) -> list:
+        play = self.play
+        calls_before, tricks_before = len(play.belote_calls), play.trick_number
+        play.play(card)
+        out: list = [BeloteCalled(*c) for c in play.belote_calls[calls_before:]]
+        if play.trick_number != tricks_before:
+            leader, cards, winner, points = play.tricks[-1]
+            out.append(TrickWon(play.trick_number, winner, points, leader, cards))
+            if play.trick_number == 1 and self.rules.announcements == "classic":
+                shown = tuple((s, a) for s in range(4) for a in self.classic[s])
+                out.append(AnnouncementsRevealed(shown, self.classic_team))
+        if play.over:
+            out += self._finish_deal()
+        return out
+
+    def scoring_announcements(self) -> tuple[int, int]:
+        """Per team, the announcement points that score this deal (capot annoncé aside)."""
+        points = [0, 0]
+        if self.rules.announcements == "classic" and self.classic_team >= 0:
+            points[self.classic_team] = sum(a.points for s in range(self.classic_team, 4, 2)
+                                            for a in self.classic[s])
+        elif self.rules.announcements == "enhanced":
+            for seat, a in enumerate(self.declared):
+                if a is not None:
+                    points[seat & 1] += a.points
+        return points[0], points[1]
+
+    def _finish_deal(self) -> list:
+        play = self.play
+        capot_team = next((s & 1 for s, a in enumerate(self.declared)
+                           if a is not None and a.kind == ann.CAPOT_ANNONCE), -1)
+        score = score_deal(self.rules, play.table, self.taker, play.trick_points, play.tricks_won,
+                           play.belote_points, self.scoring_announcements(), self.reserve, capot_team)
+        self.scores.append(score)
+        self.reserve = score.reserve_pending
+        self.totals[0] += score.deal_score[0]
+        self.totals[1] += score.deal_score[1]
+        out: list = [score]
+        self.winner = game_winner(self.totals, self.rules.target)
+        if self.winner >= 0:
+            self.phase = OVER
+            out.append(GameOver(self.winner, tuple(self.totals)))
+        else:
+            self._next_dealer()
+        return out
+
+    def _next_dealer(self) -> None:
+        self.dealer = (self.dealer + 1) & 3
+        self.phase = DEALING
+
+    def __repr__(self) -> str:
+        return (f"<Game {self.phase} deal {self.deal_number} dealer {self.dealer} "
+                f"totals {self.totals[0]}-{self.totals[1]} reserve {self.reserve}>")
+
+
+__all__ = ["Game", "DEALING", "AUCTION", "PLAYING", "OVER", "ContractSettled", "AllPassed",
+           "BeloteCalled", "TrickWon", "AnnouncementsRevealed", "GameOver", "PASS"]

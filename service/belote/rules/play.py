@@ -1,0 +1,204 @@
+"""The card play of one deal (SPEC §4, §5): the state bots search through, built for speed.
+
+Hands are 32-bit masks, cards ints (see :mod:`cards`); the contract's order and points come
+from precomputed tuples. ``legal_cards()`` gives the mask of the cards the seat to play may
+play; ``play(card)`` plays one without checking it (``check_card`` says why a card is illegal).
+"""
+
+from __future__ import annotations
+
+from .cards import KING, QUEEN, SUIT_MASK, SUIT_NAMES, card_words
+from .errors import IllegalAction
+from .values import ALL_TRUMP, NO_TRUMP, ContractTable
+
+STANDARD, BELGIAN, FREE = 0, 1, 2
+PLAY_RULES = {"standard": STANDARD, "belgian": BELGIAN, "free": FREE}
+
+BELOTE, REBELOTE = "belote", "rebelote"
+
+
+class CardPlay:
+    """Eight tricks of one deal, from full hands of 8 to the last card."""
+
+    __slots__ = ("hands", "contract", "taker", "table", "trump_mask", "order", "points", "higher",
+                 "rule", "undertrump_required", "leader", "turn", "trick", "best_card", "best_seat",
+                 "led_mask", "trick_number", "trick_points", "tricks_won", "tricks", "belote_points",
+                 "belote_calls", "_belote_cards", "_belote_first", "_king_first")
+
+    def __init__(self, hands: list[int], contract: int, taker: int, leader: int,
+                 table: ContractTable, rule: int = STANDARD, undertrump_required: bool = True,
+                 belote_king_first: bool = False):
+        self.hands = list(hands)
+        self.contract = contract
+        self.taker = taker
+        self.table = table
+        self.trump_mask = table.trump_mask
+        self.order = table.order
+        self.points = table.points
+        self.higher = table.higher
+        self.rule = rule
+        self.undertrump_required = undertrump_required
+        self.leader = self.turn = leader
+        self.trick: list[int] = []
+        self.best_card = -1
+        self.best_seat = -1
+        self.led_mask = 0
+        self.trick_number = 0            # tricks finished, 0..8
+        self.trick_points = [0, 0]       # per team, dix de der included
+        self.tricks_won = [0, 0]
+        self.tricks: list[tuple] = []         # (leader, cards, winner, points)
+        self.belote_points = [0, 0]
+        self.belote_calls: list[tuple[int, int, str]] = []   # (seat, card, BELOTE | REBELOTE)
+        self._king_first = belote_king_first
+        self._belote_first: dict[int, int] = {}
+        self._belote_cards = belote_cards(self.hands, contract)
+
+    def copy(self) -> "CardPlay":
+        new = CardPlay.__new__(CardPlay)
+        for name in CardPlay.__slots__:
+            setattr(new, name, getattr(self, name))
+        new.hands = self.hands[:]
+        new.trick = self.trick[:]
+        new.trick_points = self.trick_points[:]
+        new.tricks_won = self.tricks_won[:]
+        new.tricks = self.tricks[:]
+        new.belote_points = self.belote_points[:]
+        new.belote_calls = self.belote_calls[:]
+        new._belote_first = dict(self._belote_first)
+        return new
+
+    @property
+    def over(self) -> bool:
+        return self.trick_number == 8
+
+    def partner_winning(self) -> bool:
+        return self.best_seat == self.turn ^ 2
+
+    # SPEC §4 -------------------------------------------------------------------------------
+    def legal_cards(self) -> int:
+        """Mask of the cards the seat to play may play."""
+        hand = self.hands[self.turn]
+        if not self.trick:
+            return hand
+        follow = hand & self.led_mask
+        tm = self.trump_mask
+        if follow:
+            # Trump led (every suit in TA): beat the highest card of the trick if you can.
+            if self.led_mask & tm and self.rule != FREE:
+                return (follow & self.higher[self.best_card]) or follow
+            return follow
+        if tm == 0 or tm == 0xFFFFFFFF or self.rule == FREE:
+            return hand                                   # SA, TA, free: void -> any card
+        trumps = hand & tm
+        if not trumps:
+            return hand
+        best = self.best_card
+        best_is_trump = (1 << best) & tm
+        if self.best_seat == self.turn ^ 2:
+            # Partner wins: play anything, except the Belgian forced undertrump.
+            if self.rule == BELGIAN and best_is_trump and not trumps & self.higher[best]:
+                return trumps
+            return hand
+        if best_is_trump:
+            over = trumps & self.higher[best]
+            if over:
+                return over
+            return trumps if self.undertrump_required else hand
+        return trumps
+
+    def play(self, card: int) -> None:
+        """Play ``card`` for the seat to play (legality is the caller's business)."""
+        seat = self.turn
+        bit = 1 << card
+        self.hands[seat] ^= bit
+        trick = self.trick
+        if trick:
+            best = self.best_card
+            if card >> 3 == best >> 3:
+                if self.order[card] > self.order[best]:
+                    self.best_card = card
+                    self.best_seat = seat
+            elif bit & self.trump_mask and not (1 << best) & self.trump_mask:
+                self.best_card = card
+                self.best_seat = seat
+        else:
+            self.best_card = card
+            self.best_seat = seat
+            self.led_mask = SUIT_MASK[card >> 3]
+        trick.append(card)
+        if bit & self._belote_cards:
+            self._call_belote(seat, card)
+        if len(trick) == 4:
+            self._finish_trick()
+        else:
+            self.turn = (seat + 1) & 3
+
+    def _finish_trick(self) -> None:
+        p = self.points
+        c0, c1, c2, c3 = self.trick
+        pts = p[c0] + p[c1] + p[c2] + p[c3]
+        self.trick_number += 1
+        if self.trick_number == 8:
+            pts += self.table.last_trick_bonus        # dix de der
+        winner = self.best_seat
+        self.trick_points[winner & 1] += pts
+        self.tricks_won[winner & 1] += 1
+        self.tricks.append((self.leader, tuple(self.trick), winner, pts))
+        self.trick = []
+        self.leader = self.turn = winner
+
+    def _call_belote(self, seat: int, card: int) -> None:
+        """SPEC §5: the second of K+Q of trump from one hand scores 20 (K first if required)."""
+        suit = card >> 3
+        first = self._belote_first.get(suit)
+        if first is None:
+            if self._king_first and card & 7 == QUEEN:
+                self._belote_cards &= ~SUIT_MASK[suit]     # queen first: this belote is lost
+                return
+            self._belote_first[suit] = card
+            self.belote_calls.append((seat, card, BELOTE))
+        else:
+            self.belote_points[seat & 1] += 20
+            self.belote_calls.append((seat, card, REBELOTE))
+
+    # Explanations ----------------------------------------------------------------------------
+    def check_card(self, card: int) -> None:
+        """Raise IllegalAction naming the rule if ``card`` may not be played now."""
+        hand = self.hands[self.turn]
+        if not (hand >> card) & 1:
+            raise IllegalAction("CARD_NOT_IN_HAND", f"{card_words(card)} is not in your hand")
+        legal = self.legal_cards()
+        if (legal >> card) & 1:
+            return
+        tm = self.trump_mask
+        follow = hand & self.led_mask
+        led_suit = SUIT_NAMES[self.trick[0] >> 3]
+        if follow and not (1 << card) & self.led_mask:
+            raise IllegalAction("MUST_FOLLOW_SUIT", f"you must follow {led_suit}")
+        if follow:
+            what = "trump" if self.contract != ALL_TRUMP else led_suit
+            raise IllegalAction("MUST_GO_HIGHER",
+                                f"you must play a {what} higher than {card_words(self.best_card)}")
+        if self.best_seat == self.turn ^ 2:
+            raise IllegalAction("MUST_UNDERTRUMP",
+                                f"your partner wins with {card_words(self.best_card)} and you cannot "
+                                "beat it: you must undertrump (Belgian rule)")
+        if (1 << self.best_card) & tm:
+            if legal & self.higher[self.best_card]:
+                raise IllegalAction("MUST_OVERTRUMP", f"you must overtrump {card_words(self.best_card)}")
+            raise IllegalAction("MUST_UNDERTRUMP",
+                                f"you cannot follow {led_suit} nor overtrump: you must play a trump")
+        raise IllegalAction("MUST_TRUMP", f"you cannot follow {led_suit}: you must trump")
+
+
+def belote_cards(hands: list[int], contract: int) -> int:
+    """Mask of the K and Q of each trump suit held together by one seat (none in SA)."""
+    if contract == NO_TRUMP:
+        return 0
+    suits = range(4) if contract == ALL_TRUMP else (contract,)
+    mask = 0
+    for suit in suits:
+        pair = (1 << (suit * 8 + KING)) | (1 << (suit * 8 + QUEEN))
+        if any(h & pair == pair for h in hands):
+            mask |= pair
+    return mask

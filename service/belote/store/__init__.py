@@ -1,0 +1,54 @@
+"""Event store: per-table append-only event logs (see base.EventStore)."""
+
+from __future__ import annotations
+
+from .base import (
+    AppendResult,
+    EventStore,
+    NewEvent,
+    StoreConfigError,
+    StoredEvent,
+    StoreError,
+    StoreUnavailable,
+    TableIndexEntry,
+    VersionConflict,
+)
+from .chain import GENESIS_HASH, event_hash, verify_chain
+from .sqlite import SqliteEventStore
+
+__all__ = [
+    "GENESIS_HASH",
+    "AppendResult",
+    "EventStore",
+    "NewEvent",
+    "SqliteEventStore",
+    "StoreConfigError",
+    "StoreError",
+    "StoreUnavailable",
+    "StoredEvent",
+    "TableIndexEntry",
+    "VersionConflict",
+    "event_hash",
+    "open_store",
+    "verify_chain",
+]
+
+_ACCEPTED = ("sqlite:///relative/path.db or sqlite:////absolute/path.db "
+             "(PostgreSQL: postgresql://..., not available yet)")
+
+
+def open_store(url: str) -> EventStore:
+    """Open the store named by `url` (blocking: meant for startup).
+
+    sqlite:///data/belote.db   -> ./data/belote.db (relative to the working directory)
+    sqlite:////var/lib/b.db    -> /var/lib/b.db (absolute: four slashes, as in SQLAlchemy)
+    """
+    if url.startswith(("postgresql://", "postgres://")):
+        raise StoreConfigError("the PostgreSQL store is not available yet")
+    if url.startswith("sqlite:///"):
+        path = url.removeprefix("sqlite:///")
+        # ":memory:" would give each of the store's connections its own database;
+        # a query string would silently become part of the file name.
+        if path and path != ":memory:" and "?" not in path:
+            return SqliteEventStore(path)
+    raise StoreConfigError(f"unsupported store URL {url!r}; use {_ACCEPTED}")

@@ -1,0 +1,151 @@
+"""The event store interface, its values and its errors.
+
+A table is an append-only log of opaque events. The store knows nothing about
+the game: it keeps ordering (gapless sequences from 1), idempotency (one result
+per request id) and integrity (a sha256 hash chain). Every backend implements
+`EventStore` and passes the same contract tests (tests/store).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Self
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    type: str  # event type name, e.g. "card_played"
+    payload: bytes  # serialized protobuf body
+    schema_version: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    table_id: str
+    sequence: int
+    type: str
+    schema_version: int
+    payload: bytes
+    request_id: str
+    recorded_at_us: int  # unix microseconds, given by the caller
+    prev_hash: bytes  # 32-byte sha256 chain, see belote.store.chain
+    hash: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class TableIndexEntry:
+    """Small per-table projection the app keeps for listings and metrics."""
+
+    status: str  # "waiting" | "playing" | "finished" (opaque to the store)
+    listed: bool  # shown in public listings
+    summary: bytes  # opaque (a serialized protobuf summary)
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    events: tuple[StoredEvent, ...]  # this request's events (the first time's, if duplicate)
+    duplicate: bool  # True when request_id had already been appended: nothing was written
+
+
+class StoreError(Exception):
+    pass
+
+
+class VersionConflict(StoreError):
+    """The table is not at the version the writer expected: re-read and retry."""
+
+    def __init__(self, expected: int, actual: int):
+        super().__init__(f"expected table version {expected}, but it is at {actual}")
+        self.expected = expected
+        self.actual = actual
+
+    def __reduce__(self):  # keep it picklable despite the custom __init__
+        return (type(self), (self.expected, self.actual))
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached (or the store is closed)."""
+
+
+class StoreConfigError(StoreError):
+    """The store URL or the database schema is not usable by this code."""
+
+
+class EventStore(abc.ABC):
+    """Append-only per-table event logs. All methods are coroutines."""
+
+    @abc.abstractmethod
+    async def append(
+        self,
+        table_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        *,
+        request_id: str,
+        recorded_at_us: int,
+        index: TableIndexEntry | None = None,
+    ) -> AppendResult:
+        """Append `events` atomically as sequences expected_version+1, ...
+
+        In one transaction: if (table_id, request_id) was already appended,
+        return that first result with duplicate=True (checked before the
+        version, so a retry with a now-stale version still gets its result);
+        else raise VersionConflict unless the table is at `expected_version`;
+        else write the events (hash-chained) and upsert `index` if given.
+        Empty `events` raises ValueError.
+        """
+
+    @abc.abstractmethod
+    async def read(
+        self, table_id: str, after_sequence: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        """Events with sequence > after_sequence, in sequence order."""
+
+    @abc.abstractmethod
+    async def request_events(self, table_id: str, request_id: str) -> tuple[StoredEvent, ...] | None:
+        """The events a request appended to this table, or None if it never did. Lets a
+        retried command return its first result even when it would now be refused."""
+
+    @abc.abstractmethod
+    async def server_secret(self) -> bytes:
+        """32 random bytes made once per store and shared by every replica on it: the key
+        that derives tokens, so a retried request gets the same token back."""
+
+    @abc.abstractmethod
+    async def version(self, table_id: str) -> int:
+        """The table's last sequence, 0 if it has no events."""
+
+    @abc.abstractmethod
+    async def list_index(
+        self, status: str | None = None, listed: bool | None = None, limit: int = 100
+    ) -> list[tuple[str, TableIndexEntry, int]]:
+        """(table_id, entry, current version), newest table first (by the
+        recorded_at_us of the append that first wrote its entry)."""
+
+    @abc.abstractmethod
+    async def count_index(self, status: str | None = None) -> int:
+        """Number of index entries with this status (all entries if None)."""
+
+    @abc.abstractmethod
+    async def wait_for_append(
+        self, table_id: str, after_sequence: int, timeout: float | None
+    ) -> int:
+        """Return the table's version as soon as it is > after_sequence
+        (immediately if it already is) or when `timeout` seconds pass
+        (None: no timeout)."""
+
+    @abc.abstractmethod
+    async def ping(self) -> None:
+        """Raise StoreUnavailable if the store is unusable."""
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """Release connections; idempotent. Later calls raise StoreUnavailable."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()

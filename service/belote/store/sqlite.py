@@ -1,0 +1,385 @@
+"""SQLite event store: stdlib sqlite3 in WAL mode, kept off the event loop.
+
+Threading: one writer connection and one reader connection, each owned by its
+own single-thread executor. A single-thread executor runs jobs one at a time
+in submission order, so it serializes the writer exactly like a lock would,
+and each connection stays on the thread that created it. WAL lets the reader
+run while the writer commits.
+
+One process per database file is assumed. Another process writing the same
+file is still safe (BEGIN IMMEDIATE + busy_timeout + the constraints below)
+and its appends reach `wait_for_append` through a periodic re-check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import sqlite3
+import time
+import weakref
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from .base import (
+    AppendResult,
+    EventStore,
+    NewEvent,
+    StoreConfigError,
+    StoredEvent,
+    StoreUnavailable,
+    TableIndexEntry,
+    VersionConflict,
+)
+from .chain import GENESIS_HASH, event_hash
+
+T = TypeVar("T")
+
+BUSY_TIMEOUT_MS = 5000
+
+
+# --- schema ---------------------------------------------------------------
+# Migration n is MIGRATIONS[n - 1]. Append new ones; never edit a released one.
+
+def _m1_initial(c: sqlite3.Connection) -> None:
+    c.execute("""
+        CREATE TABLE events (
+            table_id       TEXT    NOT NULL,
+            sequence       INTEGER NOT NULL CHECK (sequence >= 1),
+            type           TEXT    NOT NULL,
+            schema_version INTEGER NOT NULL,
+            payload        BLOB    NOT NULL,
+            request_id     TEXT    NOT NULL,
+            recorded_at_us INTEGER NOT NULL,
+            prev_hash      BLOB    NOT NULL CHECK (length(prev_hash) = 32),
+            hash           BLOB    NOT NULL CHECK (length(hash) = 32),
+            PRIMARY KEY (table_id, sequence)
+        ) WITHOUT ROWID""")
+    # The database itself keeps each log gapless and append-only, whatever
+    # the code above it does.
+    c.execute("""
+        CREATE TRIGGER events_gapless BEFORE INSERT ON events
+        WHEN NEW.sequence != 1 + coalesce(
+            (SELECT max(sequence) FROM events WHERE table_id = NEW.table_id), 0)
+        BEGIN SELECT RAISE(ABORT, 'event sequence must follow the last one'); END""")
+    c.execute("""
+        CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+        BEGIN SELECT RAISE(ABORT, 'events are append-only'); END""")
+    c.execute("""
+        CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+        BEGIN SELECT RAISE(ABORT, 'events are append-only'); END""")
+    c.execute("""
+        CREATE TABLE requests (
+            table_id       TEXT    NOT NULL,
+            request_id     TEXT    NOT NULL,
+            first_sequence INTEGER NOT NULL,
+            last_sequence  INTEGER NOT NULL,
+            PRIMARY KEY (table_id, request_id)
+        ) WITHOUT ROWID""")
+    c.execute("""
+        CREATE TABLE table_index (
+            table_id       TEXT    PRIMARY KEY,
+            status         TEXT    NOT NULL,
+            listed         INTEGER NOT NULL,
+            summary        BLOB    NOT NULL,
+            created_at_us  INTEGER NOT NULL,
+            updated_at_us  INTEGER NOT NULL
+        )""")
+    c.execute("CREATE INDEX table_index_newest ON table_index (created_at_us DESC)")
+    c.execute("CREATE INDEX table_index_status ON table_index (status, created_at_us DESC)")
+
+
+def _m2_settings(c: sqlite3.Connection) -> None:
+    c.execute("CREATE TABLE settings (name TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_m1_initial, _m2_settings)
+
+
+def _connect(path: str, *, writer: bool) -> sqlite3.Connection:
+    # isolation_level=None: no implicit transactions, we BEGIN/COMMIT ourselves.
+    c = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    try:
+        c.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if writer:
+            c.execute("PRAGMA journal_mode = WAL")  # persistent in the file
+        # No fsync per commit. With WAL this cannot corrupt the file; a power
+        # loss (not a process crash) may lose the last commits.
+        c.execute("PRAGMA synchronous = NORMAL")
+        if not writer:
+            c.execute("PRAGMA query_only = ON")
+    except BaseException:
+        c.close()
+        raise
+    return c
+
+
+def _migrate(c: sqlite3.Connection) -> None:
+    c.execute("BEGIN IMMEDIATE")  # one process migrates at a time
+    try:
+        c.execute("CREATE TABLE IF NOT EXISTS schema_version ("
+                  " id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)")
+        row = c.execute("SELECT version FROM schema_version").fetchone()
+        current = row[0] if row else 0
+        if current > len(MIGRATIONS):
+            raise StoreConfigError(
+                f"the database schema is at version {current}, newer than this code "
+                f"supports ({len(MIGRATIONS)})")
+        for n in range(current + 1, len(MIGRATIONS) + 1):
+            MIGRATIONS[n - 1](c)
+        c.execute("INSERT INTO schema_version (id, version) VALUES (1, ?)"
+                  " ON CONFLICT (id) DO UPDATE SET version = excluded.version",
+                  (len(MIGRATIONS),))
+        c.execute("COMMIT")
+    except BaseException:
+        if c.in_transaction:
+            c.execute("ROLLBACK")
+        raise
+
+
+# --- queries shared by the writer and the reader --------------------------
+
+_EVENT_COLUMNS = ("table_id, sequence, type, schema_version, payload, request_id,"
+                  " recorded_at_us, prev_hash, hash")
+
+
+def _select_events(
+    c: sqlite3.Connection, table_id: str, after: int, limit: int
+) -> list[StoredEvent]:
+    rows = c.execute(
+        f"SELECT {_EVENT_COLUMNS} FROM events WHERE table_id = ? AND sequence > ?"
+        " ORDER BY sequence LIMIT ?", (table_id, after, limit)).fetchall()
+    return [StoredEvent(*r) for r in rows]
+
+
+def _select_version(c: sqlite3.Connection, table_id: str) -> int:
+    return c.execute("SELECT coalesce(max(sequence), 0) FROM events WHERE table_id = ?",
+                     (table_id,)).fetchone()[0]
+
+
+def _select_head(c: sqlite3.Connection, table_id: str) -> tuple[int, bytes]:
+    """(version, hash of the last event) -- what the next event chains onto."""
+    row = c.execute("SELECT sequence, hash FROM events WHERE table_id = ?"
+                    " ORDER BY sequence DESC LIMIT 1", (table_id,)).fetchone()
+    return (row[0], row[1]) if row else (0, GENESIS_HASH)
+
+
+class SqliteEventStore(EventStore):
+    def __init__(self, path: str | Path, *, poll_interval: float = 0.5):
+        """Open (creating the file and its directory if needed) and migrate.
+
+        Blocking, meant for startup. `poll_interval`: how often a waiting
+        `wait_for_append` re-reads the version to see other processes' appends.
+        """
+        self.path = str(path)
+        self.poll_interval = poll_interval
+        self._closed = False
+        # Per-table wake-up: append pops and sets the table's Event, so every
+        # waiter registered before the append is woken and the next one gets a
+        # fresh Event. Weak values: an entry lives only while someone waits.
+        self._signals: weakref.WeakValueDictionary[str, asyncio.Event] = (
+            weakref.WeakValueDictionary())
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="store-sqlite-writer")
+        self._reader = ThreadPoolExecutor(1, thread_name_prefix="store-sqlite-reader")
+        self._wconn: sqlite3.Connection | None = None
+        self._rconn: sqlite3.Connection | None = None
+        try:
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            self._wconn = self._writer.submit(_connect, self.path, writer=True).result()
+            self._writer.submit(_migrate, self._wconn).result()
+            self._rconn = self._reader.submit(_connect, self.path, writer=False).result()
+        except BaseException as e:
+            self._shutdown_sync()
+            if isinstance(e, (OSError, sqlite3.DatabaseError)):
+                raise StoreUnavailable(f"cannot open sqlite database {self.path!r}: {e}") from e
+            raise
+
+    # --- plumbing ---------------------------------------------------------
+
+    async def _run(self, executor: ThreadPoolExecutor, fn: Callable[..., T], *args: Any) -> T:
+        if self._closed:
+            raise StoreUnavailable("the store is closed")
+        try:
+            return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
+        except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
+            raise  # our bug, not the database's state
+        except sqlite3.DatabaseError as e:  # locked, I/O error, disk full, corrupt...
+            raise StoreUnavailable(f"sqlite: {e}") from e
+
+    def _wake(self, table_id: str) -> None:
+        signal = self._signals.pop(table_id, None)
+        if signal is not None:
+            signal.set()
+
+    def _shutdown_sync(self) -> None:
+        for executor, conn in ((self._writer, self._wconn), (self._reader, self._rconn)):
+            if conn is not None:
+                executor.submit(conn.close).result()
+            executor.shutdown(wait=True)
+
+    # --- EventStore -------------------------------------------------------
+
+    async def append(
+        self,
+        table_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        *,
+        request_id: str,
+        recorded_at_us: int,
+        index: TableIndexEntry | None = None,
+    ) -> AppendResult:
+        if not events:
+            raise ValueError("append needs at least one event")
+        if expected_version < 0:
+            raise ValueError("expected_version must be >= 0")
+        if not request_id:
+            raise ValueError("request_id must not be empty")
+        loop = asyncio.get_running_loop()
+        return await self._run(self._writer, self._append_sync, loop, table_id, expected_version,
+                               tuple(events), request_id, recorded_at_us, index)
+
+    def _append_sync(self, loop: asyncio.AbstractEventLoop, table_id: str, expected: int,
+                     events: tuple[NewEvent, ...], request_id: str, recorded_at_us: int,
+                     index: TableIndexEntry | None) -> AppendResult:
+        c = self._wconn
+        # IMMEDIATE takes the write lock now, so the reads below cannot go stale.
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            row = c.execute(
+                "SELECT first_sequence, last_sequence FROM requests"
+                " WHERE table_id = ? AND request_id = ?", (table_id, request_id)).fetchone()
+            if row is not None:
+                first, last = row
+                earlier = _select_events(c, table_id, first - 1, last - first + 1)
+                c.execute("ROLLBACK")  # nothing written
+                return AppendResult(tuple(earlier), True)
+            version, prev_hash = _select_head(c, table_id)
+            if version != expected:
+                raise VersionConflict(expected, version)
+            stored = []
+            for seq, e in enumerate(events, start=expected + 1):
+                payload = bytes(e.payload)
+                h = event_hash(prev_hash, table_id, seq, e.type, e.schema_version,
+                               request_id, recorded_at_us, payload)
+                stored.append(StoredEvent(table_id, seq, e.type, e.schema_version, payload,
+                                          request_id, recorded_at_us, prev_hash, h))
+                prev_hash = h
+            c.executemany(f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
+                          [(s.table_id, s.sequence, s.type, s.schema_version, s.payload,
+                            s.request_id, s.recorded_at_us, s.prev_hash, s.hash) for s in stored])
+            c.execute(
+                "INSERT INTO requests (table_id, request_id, first_sequence, last_sequence)"
+                " VALUES (?, ?, ?, ?)", (table_id, request_id, expected + 1, stored[-1].sequence))
+            if index is not None:
+                c.execute(
+                    "INSERT INTO table_index (table_id, status, listed, summary, created_at_us,"
+                    " updated_at_us) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (table_id) DO UPDATE SET"
+                    " status = excluded.status, listed = excluded.listed,"
+                    " summary = excluded.summary, updated_at_us = excluded.updated_at_us",
+                    (table_id, index.status, bool(index.listed), bytes(index.summary),
+                     recorded_at_us, recorded_at_us))
+            c.execute("COMMIT")
+        except sqlite3.IntegrityError:
+            # A constraint caught a writer that slipped past the version check
+            # (e.g. another process): same meaning as a stale expected_version.
+            if c.in_transaction:
+                c.execute("ROLLBACK")
+            raise VersionConflict(expected, _select_version(c, table_id)) from None
+        except BaseException:
+            if c.in_transaction:
+                c.execute("ROLLBACK")
+            raise
+        # Wake waiters from here, not from the awaiting coroutine: the commit
+        # happened even if that coroutine gets cancelled meanwhile.
+        loop.call_soon_threadsafe(self._wake, table_id)
+        return AppendResult(tuple(stored), False)
+
+    async def read(self, table_id: str, after_sequence: int = 0,
+                   limit: int | None = None) -> list[StoredEvent]:
+        if limit is not None and limit < 0:
+            raise ValueError("limit must be >= 0")
+        return await self._run(self._reader, _select_events, self._rconn, table_id,
+                               after_sequence, -1 if limit is None else limit)
+
+    async def request_events(self, table_id: str,
+                             request_id: str) -> tuple[StoredEvent, ...] | None:
+        def query() -> tuple[StoredEvent, ...] | None:
+            row = self._rconn.execute(
+                "SELECT first_sequence, last_sequence FROM requests"
+                " WHERE table_id = ? AND request_id = ?", (table_id, request_id)).fetchone()
+            if row is None:
+                return None
+            first, last = row
+            return tuple(_select_events(self._rconn, table_id, first - 1, last - first + 1))
+        return await self._run(self._reader, query)
+
+    async def server_secret(self) -> bytes:
+        def get_or_make() -> bytes:
+            # INSERT OR IGNORE: the first process to get here decides, the others read it.
+            self._wconn.execute("INSERT OR IGNORE INTO settings (name, value) VALUES (?, ?)",
+                                ("server_secret", secrets.token_bytes(32)))
+            return self._wconn.execute("SELECT value FROM settings WHERE name = ?",
+                                       ("server_secret",)).fetchone()[0]
+        return await self._run(self._writer, get_or_make)
+
+    async def version(self, table_id: str) -> int:
+        return await self._run(self._reader, _select_version, self._rconn, table_id)
+
+    async def list_index(self, status: str | None = None, listed: bool | None = None,
+                         limit: int = 100) -> list[tuple[str, TableIndexEntry, int]]:
+        def query() -> list[tuple[str, TableIndexEntry, int]]:
+            rows = self._rconn.execute(
+                "SELECT table_id, status, listed, summary,"
+                " (SELECT max(sequence) FROM events e WHERE e.table_id = i.table_id)"
+                " FROM table_index i"
+                " WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR listed = ?2)"
+                " ORDER BY created_at_us DESC, table_id LIMIT ?3",
+                (status, listed, limit)).fetchall()
+            return [(t, TableIndexEntry(s, bool(li), su), v) for t, s, li, su, v in rows]
+
+        return await self._run(self._reader, query)
+
+    async def count_index(self, status: str | None = None) -> int:
+        def query() -> int:
+            return self._rconn.execute(
+                "SELECT count(*) FROM table_index WHERE ?1 IS NULL OR status = ?1",
+                (status,)).fetchone()[0]
+
+        return await self._run(self._reader, query)
+
+    async def wait_for_append(self, table_id: str, after_sequence: int,
+                              timeout: float | None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            # Take the signal BEFORE reading the version: an append committed
+            # after the read sets this very Event, so it cannot be missed.
+            signal = self._signals.get(table_id)
+            if signal is None:
+                signal = self._signals[table_id] = asyncio.Event()
+            version = await self.version(table_id)
+            if version > after_sequence:
+                return version
+            wait = self.poll_interval  # re-check: another process may write the file
+            if deadline is not None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return version
+                wait = min(wait, remaining)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(signal.wait(), wait)
+
+    async def ping(self) -> None:
+        await self._run(self._reader, lambda: self._rconn.execute("SELECT 1").fetchone())
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for table_id in list(self._signals.keys()):
+            self._wake(table_id)  # waiters re-check and get StoreUnavailable
+        # Jobs already queued run first: each executor is FIFO.
+        await asyncio.to_thread(self._shutdown_sync)

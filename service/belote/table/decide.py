@@ -1,0 +1,211 @@
+"""The decider: ``decide(state, command)`` returns the events a command produces, or raises.
+
+Pure: the deck of a deal that may start, its salt and any bot seed come in with the command,
+chosen by the caller, so the log holds every random choice and a replay needs no RNG.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from belote.rules import Game, IllegalAction
+from belote.rules.cards import cards_of
+from belote.rules.actions import Bid, Declare, Play
+from belote.rules.game import (AllPassed, AnnouncementsRevealed, BeloteCalled, ContractSettled,
+                               GameOver, TrickWon)
+from belote.rules.scoring import DealScore
+from belote.v1 import events_pb2 as epb
+
+from .codec import (announcement_to_pb, bid_to_pb, card_to_pb, cards_to_pb, contract_to_pb,
+                    deal_scored_to_pb)
+from .state import BOT, EMPTY, FINISHED, HUMAN, PLAYING, WAITING, TableState
+
+
+class Refused(Exception):
+    """A command the table's state does not allow (FAILED_PRECONDITION with ``reason``)."""
+
+    def __init__(self, reason: str, message: str):
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+@dataclass(frozen=True)
+class NextDeal:
+    """The randomness of a deal that may start: deck order (top first) and commitment salt."""
+
+    deck: tuple
+    salt: bytes
+
+
+@dataclass(frozen=True)
+class CreateTable:
+    created: epb.TableCreated
+
+
+@dataclass(frozen=True)
+class JoinSeat:
+    seat: int | None
+    display_name: str
+    token_hash: bytes
+    player_id: str = ""
+
+
+@dataclass(frozen=True)
+class SeatBot:
+    seat: int | None
+    level: int
+
+
+@dataclass(frozen=True)
+class LeaveSeat:
+    seat: int
+    bot_level: int
+
+
+@dataclass(frozen=True)
+class Act:
+    seat: int
+    action: object                  # a rules Bid / Declare / Play
+    bot: epb.BotMove | None = None
+
+
+def deck_commitment(deck, salt: bytes) -> bytes:
+    """sha256 over the 32 card numbers (suit*8 + rank, one byte each, top first) then the salt."""
+    return hashlib.sha256(bytes(deck) + salt).digest()
+
+
+def _ev(**body) -> epb.TableEvent:
+    return epb.TableEvent(**body)
+
+
+def decide(state: TableState, command, next_deal: NextDeal) -> list[epb.TableEvent]:
+    if isinstance(command, CreateTable):
+        if state.exists:
+            raise Refused("TABLE_EXISTS", "this table already exists")
+        return [_ev(table_created=command.created)]
+    if not state.exists:
+        raise Refused("TABLE_NOT_FOUND", "no such table")
+    if isinstance(command, JoinSeat):
+        seat = _free_seat(state, command.seat)
+        events = [_ev(seat_joined=epb.SeatJoined(seat=seat, display_name=command.display_name,
+                                                 token_hash=command.token_hash,
+                                                 player_id=command.player_id))]
+        return events + _start_if_full(state, seat, next_deal)
+    if isinstance(command, SeatBot):
+        seat = _free_seat(state, command.seat)
+        events = [_ev(bot_seated=epb.BotSeated(seat=seat, level=command.level))]
+        return events + _start_if_full(state, seat, next_deal)
+    if isinstance(command, LeaveSeat):
+        if state.status == FINISHED:
+            raise Refused("GAME_OVER", "the game is over")
+        events = [_ev(seat_left=epb.SeatLeft(seat=command.seat, reason=epb.LEFT))]
+        if state.status == PLAYING:      # a bot takes the seat at once
+            events.append(_ev(bot_seated=epb.BotSeated(seat=command.seat, level=command.bot_level,
+                                                       takeover=True)))
+        return events
+    if isinstance(command, Act):
+        return _act(state, command, next_deal)
+    raise TypeError(f"not a command: {command!r}")
+
+
+def _free_seat(state: TableState, wanted: int | None) -> int:
+    if state.status == FINISHED:
+        raise Refused("GAME_OVER", "the game is over")
+    free = state.free_seats() if state.status == WAITING else []
+    if wanted is None:
+        if not free:
+            raise Refused("TABLE_FULL", "the table is full")
+        return free[0]
+    if wanted not in free:
+        raise Refused("SEAT_TAKEN", f"seat {wanted} is taken")
+    return wanted
+
+
+def _start_if_full(state: TableState, seat: int, next_deal: NextDeal) -> list[epb.TableEvent]:
+    if any(s.occupant == EMPTY for i, s in enumerate(state.seats) if i != seat):
+        return []
+    game = Game(state.rules)
+    events = [_ev(game_started=epb.GameStarted(game_number=state.game_number + 1,
+                                               first_dealer=game.dealer))]
+    return events + _deal(game, next_deal)
+
+
+def _deal(game, next_deal: NextDeal) -> list[epb.TableEvent]:
+    """DealStarted for the next deal (and, with bidding=none, its contract at once)."""
+    deck = list(next_deal.deck)
+    outcomes = game.start_deal(deck)
+    started = epb.DealStarted(deal_number=game.deal_number, dealer=game.dealer, deck=cards_to_pb(deck),
+                              salt=next_deal.salt, deck_commitment=deck_commitment(deck, next_deal.salt))
+    if game.turned_card >= 0:
+        started.turned_card.CopyFrom(card_to_pb(game.turned_card))
+    return [_ev(deal_started=started)] + _outcome_events(game, outcomes, None, next_deal)
+
+
+def _act(state: TableState, command: Act, next_deal: NextDeal) -> list[epb.TableEvent]:
+    if state.status == WAITING:
+        raise Refused("GAME_NOT_STARTED", "the game has not started: four seats must be filled")
+    if state.status == FINISHED:
+        raise Refused("GAME_OVER", "the game is over")
+    game = state.game.copy()
+    action = command.action
+    outcomes = game.apply(command.seat, action)       # raises IllegalAction
+    bot = command.bot
+    if isinstance(action, Bid):
+        first = epb.BidMade(seat=command.seat, bid=bid_to_pb(action.contract), bot=bot)
+        events = [_ev(bid_made=first)]
+    elif isinstance(action, Declare):
+        made = game.declared[command.seat]
+        events = [_ev(announcement_declared=epb.AnnouncementDeclared(
+            seat=command.seat, announcement=announcement_to_pb(made), bot=bot))]
+    else:
+        assert isinstance(action, Play)
+        played = epb.CardPlayed(seat=command.seat, card=card_to_pb(action.card), bot=bot)
+        for o in outcomes:
+            if isinstance(o, BeloteCalled):
+                played.belote = epb.BELOTE if o.call == "belote" else epb.REBELOTE
+        events = [_ev(card_played=played)]
+    return events + _outcome_events(game, outcomes, state.deal_started, next_deal)
+
+
+def _outcome_events(game, outcomes, deal_started: epb.DealStarted | None,
+                    next_deal: NextDeal) -> list[epb.TableEvent]:
+    events = []
+    for o in outcomes:
+        if isinstance(o, ContractSettled):
+            events.append(_ev(contract_settled=epb.ContractSettled(
+                taker=o.taker, contract=contract_to_pb(o.contract), forced=o.forced)))
+        elif isinstance(o, AllPassed):
+            events.append(_ev(all_passed=epb.AllPassed(deal_number=o.deal_number)))
+            events.append(_reveal(deal_started))
+            events += _deal(game, next_deal)
+        elif isinstance(o, TrickWon):
+            events.append(_ev(trick_won=epb.TrickWon(trick_number=o.number, winner=o.winner,
+                                                     points=o.points)))
+        elif isinstance(o, AnnouncementsRevealed):
+            shown = [epb.SeatAnnouncement(seat=s, announcement=announcement_to_pb(a),
+                                          cards=cards_to_pb(cards_of(a.cards)))
+                     for s, a in o.by_seat]
+            events.append(_ev(announcements_revealed=epb.AnnouncementsRevealed(
+                announcements=shown, scoring_team=o.scoring_team)))
+        elif isinstance(o, DealScore):
+            events.append(_ev(deal_scored=deal_scored_to_pb(o, game.deal_number, game.totals)))
+            events.append(_reveal(deal_started))
+            if game.phase == "dealing":
+                events += _deal(game, next_deal)
+        elif isinstance(o, GameOver):
+            events.append(_ev(game_ended=epb.GameEnded(winning_team=o.winning_team,
+                                                       totals=list(o.totals))))
+    # The game-over event must follow the reveal of the last deck: move it last.
+    events.sort(key=lambda e: e.WhichOneof("body") == "game_ended")
+    return events
+
+
+def _reveal(deal_started: epb.DealStarted) -> epb.TableEvent:
+    return _ev(deck_revealed=epb.DeckRevealed(deal_number=deal_started.deal_number,
+                                              deck=deal_started.deck, salt=deal_started.salt))
+
+
+__all__ = ["decide", "Refused", "IllegalAction", "NextDeal", "CreateTable", "JoinSeat", "SeatBot",
+           "LeaveSeat", "Act", "deck_commitment", "HUMAN", "BOT"]

@@ -1,0 +1,161 @@
+"""What a viewer may see: the one place that hides cards and secrets.
+
+Viewers are a seat 0..3, a spectator or a reviewer. A seat sees its own cards when they are
+dealt and every card when it is played; nobody sees a deck before its deal ends (only its
+commitment); token and password hashes are shown to nobody. Streams, GetTable and the bots all
+go through :class:`Redactor` and :func:`table_view`.
+"""
+
+from __future__ import annotations
+
+from belote.rules.cards import cards_of
+from belote.rules.game import AUCTION, OVER, PLAYING, complete_hands, deal_all_eight, deal_first_five
+from belote.v1 import events_pb2 as epb
+from belote.v1 import table_service_pb2 as tpb
+
+from .codec import (announcement_to_pb, bid_to_pb, card_from_pb, card_to_pb, cards_to_pb,
+                    contract_to_pb)
+from .state import BOT, EMPTY, FINISHED, HUMAN, PLAYING as TABLE_PLAYING, WAITING, TableState
+
+SPECTATOR = -1
+REVIEWER = -2
+
+
+class Redactor:
+    """Follows one table's log in order and shows each event as ``viewer`` may see it."""
+
+    def __init__(self, viewer: int):
+        self.viewer = viewer
+        self.bidding = "two_rounds"
+        self.deck: list[int] = []
+        self.eldest = 0
+
+    def prime(self, state: TableState) -> None:
+        """Start mid-log: take the rules and the current deal from a folded state."""
+        self.bidding = state.rules.bidding
+        if state.deal_started is not None:
+            self.deck = [card_from_pb(c) for c in state.deal_started.deck]
+            self.eldest = (state.deal_started.dealer + 1) & 3
+
+    def see(self, event: epb.TableEvent) -> epb.TableEvent:
+        """The event as the viewer sees it (a copy when anything is hidden or added)."""
+        kind = event.WhichOneof("body")
+        if kind == "table_created":
+            self.bidding = event.table_created.options.get("bidding", "two_rounds")
+        elif kind == "deal_started":
+            self.deck = [card_from_pb(c) for c in event.deal_started.deck]
+            self.eldest = (event.deal_started.dealer + 1) & 3
+        if self.viewer == REVIEWER or kind not in _HIDES:
+            return event
+        shown = epb.TableEvent()
+        shown.CopyFrom(event)
+        _HIDES[kind](self, getattr(shown, kind))
+        return shown
+
+    def _hand_now(self, taker: int | None) -> list[int]:
+        if self.bidding == "none":
+            return cards_of(deal_all_eight(self.deck, self.eldest)[self.viewer])
+        five = deal_first_five(self.deck, self.eldest)
+        if taker is None:
+            return cards_of(five[self.viewer])
+        return cards_of(complete_hands(self.deck, self.eldest, taker, five)[self.viewer])
+
+    def _table_created(self, body: epb.TableCreated) -> None:
+        body.ClearField("password_hash")
+        body.ClearField("password_salt")
+        body.ClearField("host_token_hash")
+
+    def _seat_joined(self, body: epb.SeatJoined) -> None:
+        body.ClearField("token_hash")
+
+    def _deal_started(self, body: epb.DealStarted) -> None:
+        body.ClearField("deck")
+        body.ClearField("salt")
+        if self.viewer >= 0:
+            body.hand.extend(cards_to_pb(self._hand_now(None)))
+
+    def _contract_settled(self, body: epb.ContractSettled) -> None:
+        if self.viewer >= 0:
+            body.hand.extend(cards_to_pb(self._hand_now(body.taker)))
+
+
+_HIDES = {
+    "table_created": Redactor._table_created,
+    "seat_joined": Redactor._seat_joined,
+    "deal_started": Redactor._deal_started,
+    "contract_settled": Redactor._contract_settled,
+}
+
+_STATUS = {WAITING: tpb.WAITING_FOR_PLAYERS, TABLE_PLAYING: tpb.PLAYING, FINISHED: tpb.FINISHED}
+_OCCUPANT = {EMPTY: tpb.EMPTY, HUMAN: tpb.HUMAN, BOT: tpb.BOT}
+
+
+def status_to_pb(status: str) -> int:
+    return _STATUS[status]
+
+
+def table_view(state: TableState, viewer: int) -> tpb.Table:
+    """The table as ``viewer`` (a seat or SPECTATOR) sees it now."""
+    created = state.created
+    table = tpb.Table(table_id=state.table_id, name=created.name, preset=created.preset,
+                      options=dict(created.options), private=created.private, stake=created.stake,
+                      status=_STATUS[state.status], version=state.version,
+                      your_seat=viewer if viewer >= 0 else -1)
+    for i, s in enumerate(state.seats):
+        table.seats.add(seat=i, occupant=_OCCUPANT[s.occupant], display_name=s.display_name,
+                        bot_level=s.bot_level if s.occupant == BOT else 0, bot_takeover=s.takeover)
+    if state.game is not None:
+        table.game.CopyFrom(_game_view(state, viewer))
+    return table
+
+
+def _game_view(state: TableState, viewer: int) -> tpb.GameView:
+    game = state.game
+    view = tpb.GameView(game_number=state.game_number, totals=game.totals, reserve=game.reserve,
+                        deal_number=game.deal_number, dealer=game.dealer,
+                        taker=game.taker, contract=contract_to_pb(game.contract),
+                        winning_team=state.winning_team)
+    to_act = state.to_act()
+    view.to_act = -1 if to_act is None else to_act
+    if game.phase == AUCTION:
+        view.phase = tpb.AUCTION
+    elif game.phase == PLAYING:
+        view.phase = tpb.CARD_PLAY
+    elif game.phase == OVER:
+        view.phase = tpb.GAME_OVER
+    else:
+        view.phase = tpb.DEAL_OVER
+    if state.deal_started is not None and game.phase in (AUCTION, PLAYING):
+        view.deck_commitment = state.deal_started.deck_commitment
+        if game.turned_card >= 0:
+            view.turned_card.CopyFrom(card_to_pb(game.turned_card))
+        if game.auction is not None:
+            for seat, call in game.auction.calls:
+                view.bids.add(seat=seat, bid=bid_to_pb(call))
+        if viewer >= 0:
+            view.your_hand.extend(cards_to_pb(cards_of(game.hand(viewer))))
+    play = game.play
+    if play is not None and game.phase == PLAYING:
+        for i, card in enumerate(play.trick):
+            view.current_trick.add(seat=(play.leader + i) & 3, card=card_to_pb(card))
+        view.trick_number = play.trick_number + 1
+        view.tricks_won.extend(play.tricks_won)
+        view.announcements.extend(_shown_announcements(state))
+    if state.last_score is not None:
+        view.last_deal.CopyFrom(state.last_score)
+    return view
+
+
+def _shown_announcements(state: TableState) -> list[epb.SeatAnnouncement]:
+    game = state.game
+    shown = []
+    if state.rules.announcements == "classic" and game.play.trick_number >= 1:
+        for seat in range(4):
+            for a in game.classic[seat]:
+                shown.append(epb.SeatAnnouncement(seat=seat, announcement=announcement_to_pb(a),
+                                                  cards=cards_to_pb(cards_of(a.cards))))
+    elif state.rules.announcements == "enhanced":
+        for seat, a in enumerate(game.declared):
+            if a is not None:
+                shown.append(epb.SeatAnnouncement(seat=seat, announcement=announcement_to_pb(a)))
+    return shown

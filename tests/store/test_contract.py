@@ -1,0 +1,581 @@
+"""The EventStore contract. Every backend must pass every test here.
+
+`store` is a fresh store on a fresh database; `backend` opens more stores on
+that same database and does the few raw operations below the interface.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import hashlib
+import struct
+import time
+
+import pytest
+from belote.store import (
+    GENESIS_HASH,
+    AppendResult,
+    NewEvent,
+    StoreConfigError,
+    StoredEvent,
+    StoreUnavailable,
+    TableIndexEntry,
+    VersionConflict,
+    event_hash,
+    open_store,
+    verify_chain,
+)
+from hypothesis import given
+from hypothesis import strategies as st
+
+T0 = 1_700_000_000_000_000  # a recorded_at_us
+
+
+async def append(store, table_id, expected, *payloads, request_id, at=T0, index=None):
+    """Append one "e" event per payload."""
+    return await store.append(table_id, expected, [NewEvent("e", p) for p in payloads],
+                              request_id=request_id, recorded_at_us=at, index=index)
+
+
+async def filled(store, table_id="t", n=5):
+    """A table with n events, one per request; returns its read."""
+    for i in range(n):
+        await append(store, table_id, i, f"p{i + 1}".encode(), request_id=f"r{i + 1}", at=T0 + i)
+    return await store.read(table_id)
+
+
+# --- sequences and versions ------------------------------------------------
+
+
+async def test_a_new_table_is_empty_at_version_zero(store):
+    assert await store.version("t") == 0
+    assert await store.read("t") == []
+
+
+async def test_events_get_gapless_sequences_from_one_with_all_fields(store):
+    r1 = await store.append("t", 0, [NewEvent("joined", b"\x01")], request_id="a",
+                            recorded_at_us=T0)
+    r2 = await store.append("t", 1, [NewEvent("dealt", b"\x02", 3), NewEvent("bid", b"")],
+                            request_id="b", recorded_at_us=T0 + 5)
+
+    events = await store.read("t")
+    assert [(e.table_id, e.sequence, e.type, e.schema_version, e.payload, e.request_id,
+             e.recorded_at_us) for e in events] == [
+        ("t", 1, "joined", 1, b"\x01", "a", T0),
+        ("t", 2, "dealt", 3, b"\x02", "b", T0 + 5),
+        ("t", 3, "bid", 1, b"", "b", T0 + 5),
+    ]
+    assert r1 == AppendResult(events=(events[0],), duplicate=False)
+    assert r2 == AppendResult(events=(events[1], events[2]), duplicate=False)
+    assert await store.version("t") == 3
+
+
+async def test_read_after_a_sequence_and_with_a_limit(store):
+    events = await filled(store, n=6)
+    assert [e.sequence for e in events] == [1, 2, 3, 4, 5, 6]
+    assert await store.read("t", after_sequence=2, limit=3) == events[2:5]
+    assert await store.read("t", after_sequence=4) == events[4:]
+    assert await store.read("t", limit=2) == events[:2]
+    assert await store.read("t", after_sequence=6) == []
+    assert await store.read("t", limit=0) == []
+
+
+async def test_tables_have_independent_sequences(store):
+    await append(store, "a", 0, b"a1", b"a2", request_id="r1")
+    await append(store, "b", 0, b"b1", request_id="r2")
+    assert [(e.sequence, e.payload) for e in await store.read("a")] == [(1, b"a1"), (2, b"a2")]
+    assert [(e.sequence, e.payload) for e in await store.read("b")] == [(1, b"b1")]
+    assert (await store.version("a"), await store.version("b")) == (2, 1)
+
+
+async def test_an_empty_append_is_a_value_error(store):
+    with pytest.raises(ValueError):
+        await store.append("t", 0, [], request_id="r", recorded_at_us=T0)
+    assert await store.version("t") == 0
+
+
+# --- optimistic concurrency ------------------------------------------------
+
+
+@pytest.mark.parametrize("expected", [0, 1, 3, 7])
+async def test_a_wrong_expected_version_conflicts_and_writes_nothing(store, expected):
+    before = await filled(store, n=2)
+    with pytest.raises(VersionConflict) as info:
+        await append(store, "t", expected, b"x", request_id="late",
+                     index=TableIndexEntry("playing", True, b"s"))
+    assert (info.value.expected, info.value.actual) == (expected, 2)
+    assert await store.read("t") == before
+    assert await store.list_index() == []
+    # The failed request id was not consumed: it can still be appended.
+    r = await append(store, "t", 2, b"x", request_id="late")
+    assert (r.duplicate, [e.sequence for e in r.events]) == (False, [3])
+
+
+async def test_the_database_rejects_a_duplicate_or_gapped_sequence(store, backend):
+    await filled(store, n=2)
+    for sequence in (1, 2, 4):
+        with pytest.raises(backend.integrity_error):
+            backend.raw_insert_event("t", sequence)
+    assert [e.sequence for e in await store.read("t")] == [1, 2]
+
+
+async def test_the_database_rejects_changing_or_deleting_events(store, backend):
+    before = await filled(store, n=2)
+    with pytest.raises(backend.integrity_error):
+        backend.raw_modify_event("t", 1)
+    with pytest.raises(backend.integrity_error):
+        backend.raw_delete_event("t", 2)
+    assert await store.read("t") == before
+
+
+async def test_a_writer_with_a_stale_head_gets_a_version_conflict(store, backend, monkeypatch):
+    # As if another writer committed between this writer's read and its insert:
+    # the database constraint fires, and the store reports a VersionConflict.
+    before = await filled(store, n=3)
+    backend.make_head_stale(monkeypatch, version=1)
+    with pytest.raises(VersionConflict) as info:
+        await append(store, "t", 1, b"x", request_id="racer")
+    assert (info.value.expected, info.value.actual) == (1, 3)
+    assert await store.read("t") == before
+
+
+async def racing_writers(stores, table_id, writers, appends_each):
+    """Each writer appends `appends_each` requests of 1-3 events, re-reading the
+    version and retrying on conflict. Returns the number of conflicts."""
+    conflicts = 0
+
+    async def writer(w):
+        nonlocal conflicts
+        s = stores[w % len(stores)]
+        for k in range(appends_each):
+            events = [NewEvent("e", f"{w}:{k}:{i}".encode()) for i in range(1 + (w + k) % 3)]
+            while True:
+                try:
+                    await s.append(table_id, await s.version(table_id), events,
+                                   request_id=f"w{w}-k{k}", recorded_at_us=T0 + k)
+                    break
+                except VersionConflict:
+                    conflicts += 1
+                    await asyncio.sleep(0)
+
+    await asyncio.gather(*(writer(w) for w in range(writers)))
+    return conflicts
+
+
+def expected_payloads(writers, appends_each):
+    return sorted(f"{w}:{k}:{i}".encode() for w in range(writers)
+                  for k in range(appends_each) for i in range(1 + (w + k) % 3))
+
+
+async def check_race_result(store, table_id, writers, appends_each):
+    events = await store.read(table_id)
+    payloads = expected_payloads(writers, appends_each)
+    assert [e.sequence for e in events] == list(range(1, len(payloads) + 1))  # no gap
+    assert sorted(e.payload for e in events) == payloads  # each exactly once
+    assert verify_chain(events) is None
+    # Never half an append: each request's events are contiguous and in order.
+    by_request: dict[str, list[StoredEvent]] = {}
+    for e in events:
+        by_request.setdefault(e.request_id, []).append(e)
+    assert len(by_request) == writers * appends_each
+    for group in by_request.values():
+        seqs = [e.sequence for e in group]
+        assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+        assert [e.payload.split(b":")[2] for e in group] == [
+            str(i).encode() for i in range(len(group))]
+    # Each writer's appends landed in its own order.
+    for w in range(writers):
+        mine = [e for e in events if e.payload.startswith(f"{w}:".encode())]
+        ks = [int(e.payload.split(b":")[1]) for e in mine]
+        assert ks == sorted(ks)
+
+
+async def test_16_racing_writers_retrying_on_conflict_lose_and_duplicate_nothing(store):
+    await racing_writers([store], "t", writers=16, appends_each=10)
+    await check_race_result(store, "t", writers=16, appends_each=10)
+
+
+async def test_racing_writers_through_two_stores_on_one_database(store, backend):
+    other = backend.open()
+    try:
+        await racing_writers([store, other], "t", writers=16, appends_each=5)
+        await check_race_result(store, "t", writers=16, appends_each=5)
+        assert await other.read("t") == await store.read("t")
+    finally:
+        await other.close()
+
+
+# --- idempotency -----------------------------------------------------------
+
+
+async def test_a_duplicate_request_returns_the_first_result_and_writes_nothing(store):
+    first = await append(store, "t", 0, b"a", b"b", request_id="r1", at=T0,
+                         index=TableIndexEntry("waiting", True, b"first"))
+    await append(store, "t", 2, b"c", request_id="r2", at=T0 + 1)
+    before = await store.read("t")
+
+    # A retry: stale expected version, other events, other time, other index.
+    again = await store.append("t", 0, [NewEvent("other", b"zzz")], request_id="r1",
+                               recorded_at_us=T0 + 99,
+                               index=TableIndexEntry("finished", False, b"second"))
+
+    assert again == AppendResult(events=first.events, duplicate=True)
+    assert [(e.sequence, e.payload) for e in again.events] == [(1, b"a"), (2, b"b")]
+    assert await store.read("t") == before
+    assert await store.list_index() == [("t", TableIndexEntry("waiting", True, b"first"), 3)]
+    # Also when the expected version happens to be current.
+    again = await append(store, "t", 3, b"x", request_id="r2")
+    assert again == AppendResult(events=(before[2],), duplicate=True)
+    assert await store.version("t") == 3
+
+
+async def test_request_ids_are_per_table(store):
+    a = await append(store, "a", 0, b"1", request_id="same")
+    b = await append(store, "b", 0, b"2", request_id="same")
+    assert (a.duplicate, b.duplicate) == (False, False)
+    assert [e.payload for e in await store.read("a")] == [b"1"]
+    assert [e.payload for e in await store.read("b")] == [b"2"]
+
+
+# --- hash chain ------------------------------------------------------------
+
+
+def documented_hash(prev, table_id, sequence, type_, schema_version, request_id, at, payload):
+    """The layout from belote.store.chain's docstring, re-implemented."""
+    def blob(b):
+        return struct.pack(">I", len(b)) + b
+    return hashlib.sha256(
+        prev + blob(table_id.encode()) + struct.pack(">Q", sequence) + blob(type_.encode())
+        + struct.pack(">I", schema_version) + blob(request_id.encode())
+        + struct.pack(">q", at) + blob(payload)).digest()
+
+
+def test_event_hash_follows_the_documented_layout():
+    h = event_hash(GENESIS_HASH, "t1", 1, "card_played", 1, "r1", 1700000000000000, b"\x01\x02")
+    assert h.hex() == "75223434ed2c3dd7b6df8f28f46654d5e874bd150d97244006a13e299ae5e251"
+    assert h == documented_hash(bytes(32), "t1", 1, "card_played", 1, "r1",
+                                1700000000000000, b"\x01\x02")
+    assert GENESIS_HASH == bytes(32)
+
+
+fields = st.tuples(st.text(max_size=6), st.integers(1, 2**64 - 1), st.text(max_size=6),
+                   st.integers(0, 2**32 - 1), st.text(max_size=6),
+                   st.integers(-(2**63), 2**63 - 1), st.binary(max_size=6))
+
+
+@given(fields, fields)
+def test_different_events_never_hash_alike(a, b):
+    # Length prefixes: moving bytes from one field to the next changes the hash.
+    assert (event_hash(GENESIS_HASH, *a) == event_hash(GENESIS_HASH, *b)) == (a == b)
+
+
+async def test_stored_events_form_a_hash_chain(store):
+    await append(store, "t", 0, b"a", request_id="r1", at=T0)
+    await store.append("t", 1, [NewEvent("x", b"b", 2), NewEvent("y", b"c")],
+                       request_id="r2", recorded_at_us=T0 + 1)
+    events = await store.read("t")
+    assert events[0].prev_hash == GENESIS_HASH
+    for prev, e in zip([None, *events], events, strict=False):
+        if prev is not None:
+            assert e.prev_hash == prev.hash
+        assert len(e.hash) == 32
+        assert e.hash == documented_hash(e.prev_hash, e.table_id, e.sequence, e.type,
+                                         e.schema_version, e.request_id, e.recorded_at_us,
+                                         e.payload)
+    assert verify_chain(events) is None
+    assert verify_chain([]) is None
+    # A slice verifies from the event before it.
+    assert verify_chain(events[1:], prev_hash=events[0].hash, after_sequence=1) is None
+    assert verify_chain(events[1:]) == 2
+
+
+@pytest.mark.parametrize("field, value", [
+    ("payload", b"forged"), ("type", "forged"), ("schema_version", 9),
+    ("request_id", "forged"), ("recorded_at_us", T0 + 1), ("table_id", "other"),
+    ("hash", bytes(32)), ("prev_hash", bytes(32)),
+])
+async def test_verify_chain_catches_a_changed_field(store, field, value):
+    events = await filled(store, n=5)
+    events[2] = dataclasses.replace(events[2], **{field: value})
+    assert verify_chain(events) == 3
+
+
+async def test_verify_chain_catches_a_rehashed_change_at_the_next_event(store):
+    events = await filled(store, n=5)
+    e = dataclasses.replace(events[2], payload=b"forged")
+    events[2] = dataclasses.replace(e, hash=documented_hash(
+        e.prev_hash, e.table_id, e.sequence, e.type, e.schema_version, e.request_id,
+        e.recorded_at_us, e.payload))
+    assert verify_chain(events) == 4
+
+
+async def test_verify_chain_catches_a_deleted_event(store):
+    events = await filled(store, n=5)
+    assert verify_chain(events[:2] + events[3:]) == 4  # gap
+    assert verify_chain(events[1:]) == 2  # the first one missing
+    # Renumbering the rest does not help: the prev_hash link is broken.
+    renumbered = events[:2] + [dataclasses.replace(e, sequence=e.sequence - 1) for e in events[3:]]
+    assert verify_chain(renumbered) == 3
+
+
+async def test_verify_chain_catches_swapped_events(store):
+    events = await filled(store, n=5)
+    assert verify_chain([events[0], events[1], events[3], events[2], events[4]]) == 4
+    # Swapped contents under the original sequence numbers.
+    swapped = [events[0], events[1],
+               dataclasses.replace(events[3], sequence=3),
+               dataclasses.replace(events[2], sequence=4),
+               events[4]]
+    assert verify_chain(swapped) == 3
+
+
+async def test_verify_chain_catches_an_inserted_event(store):
+    events = await filled(store, n=5)
+    p = events[1]
+    forged = StoredEvent("t", 3, "e", 1, b"forged", "evil", T0, p.hash,
+                         event_hash(p.hash, "t", 3, "e", 1, "evil", T0, b"forged"))
+    # A well-formed forged event 3 in front of the real one: duplicate sequence.
+    assert verify_chain(events[:2] + [forged] + events[2:]) == 3
+    # Renumbering the real ones after it: the next prev_hash no longer links.
+    shifted = [dataclasses.replace(e, sequence=e.sequence + 1) for e in events[2:]]
+    assert verify_chain(events[:2] + [forged] + shifted) == 4
+    # Appended at the end, with a correct link and hash, it verifies: the chain
+    # proves order and integrity, not authorship.
+    last = events[-1]
+    tail = StoredEvent("t", 6, "e", 1, b"x", "evil", T0, last.hash,
+                       event_hash(last.hash, "t", 6, "e", 1, "evil", T0, b"x"))
+    assert verify_chain(events + [tail]) is None
+
+
+# --- waiting for appends ---------------------------------------------------
+
+
+async def test_wait_for_append_returns_at_once_when_already_past(store):
+    await filled(store, n=3)
+    start = time.monotonic()
+    assert await store.wait_for_append("t", 1, timeout=10) == 3
+    assert await store.wait_for_append("t", 2, timeout=None) == 3
+    assert time.monotonic() - start < 0.5
+
+
+async def test_wait_for_append_times_out_with_the_current_version(store):
+    await filled(store, n=2)
+    start = time.monotonic()
+    assert await store.wait_for_append("t", 2, timeout=0.3) == 2
+    assert 0.3 <= time.monotonic() - start < 2
+    assert await store.wait_for_append("empty", 0, timeout=0) == 0
+
+
+async def test_wait_for_append_wakes_on_an_append(store):
+    await filled(store, n=1)
+    waiters = [asyncio.create_task(store.wait_for_append("t", 1, timeout=30)) for _ in range(3)]
+    unlimited = asyncio.create_task(store.wait_for_append("t", 1, timeout=None))
+    other_table = asyncio.create_task(store.wait_for_append("other", 0, timeout=0.5))
+    await asyncio.sleep(0.1)
+    assert not any(w.done() for w in [*waiters, unlimited, other_table])
+
+    await append(store, "t", 1, b"x", b"y", request_id="wake")
+    # Woken by the append itself, well before any periodic re-check.
+    async with asyncio.timeout(0.3):
+        assert await asyncio.gather(*waiters, unlimited) == [3, 3, 3, 3]
+    assert await other_table == 0
+
+
+async def test_wait_for_append_waits_past_after_sequence(store):
+    await filled(store, n=1)
+    waiter = asyncio.create_task(store.wait_for_append("t", 2, timeout=30))
+    await asyncio.sleep(0.05)
+    await append(store, "t", 1, b"x", request_id="a")  # version 2: not past 2
+    await asyncio.sleep(0.1)
+    assert not waiter.done()
+    await append(store, "t", 2, b"y", request_id="b")
+    async with asyncio.timeout(0.3):
+        assert await waiter == 3
+
+
+async def test_wait_for_append_sees_an_append_right_after_its_version_check(store, monkeypatch):
+    # The append lands between the waiter's version check and its wait: it
+    # must still wake the waiter at once, not at the next periodic re-check.
+    real_version = store.version
+    calls = 0
+
+    async def version_then_append(table_id):
+        nonlocal calls
+        calls += 1
+        v = await real_version(table_id)
+        if calls == 1:
+            await append(store, "t", v, b"x", request_id="between")
+        return v
+
+    monkeypatch.setattr(store, "version", version_then_append)
+    start = time.monotonic()
+    assert await store.wait_for_append("t", 0, timeout=30) == 1
+    assert time.monotonic() - start < 0.3
+
+
+async def test_wait_for_append_sees_appends_through_another_store(store, backend):
+    # Another process writing the same database (here: another store object).
+    other = backend.open()
+    try:
+        waiter = asyncio.create_task(store.wait_for_append("t", 0, timeout=10))
+        await asyncio.sleep(0.05)
+        await append(other, "t", 0, b"x", request_id="elsewhere")
+        async with asyncio.timeout(2):
+            assert await waiter == 1
+    finally:
+        await other.close()
+
+
+# --- table index -----------------------------------------------------------
+
+
+async def test_the_index_is_upserted_with_appends_and_listed_newest_first(store):
+    waiting = TableIndexEntry("waiting", True, b"w")
+    playing = TableIndexEntry("playing", True, b"p")
+    private = TableIndexEntry("waiting", False, b"private")
+    await append(store, "old", 0, b"1", request_id="r", at=T0, index=waiting)
+    await append(store, "mid", 0, b"1", request_id="r", at=T0 + 10, index=private)
+    await append(store, "new", 0, b"1", b"2", request_id="r", at=T0 + 20, index=waiting)
+    await append(store, "noindex", 0, b"1", request_id="r", at=T0 + 30)
+
+    assert await store.list_index() == [
+        ("new", waiting, 2), ("mid", private, 1), ("old", waiting, 1)]
+    assert await store.count_index() == 3
+    assert await store.count_index("waiting") == 3
+
+    # Update "old": its entry changes, its place (first indexed) does not.
+    await append(store, "old", 1, b"2", request_id="r2", at=T0 + 40, index=playing)
+    # An append without an entry keeps the entry; the listed version follows.
+    await append(store, "old", 2, b"3", request_id="r3", at=T0 + 50)
+
+    assert await store.list_index() == [
+        ("new", waiting, 2), ("mid", private, 1), ("old", playing, 3)]
+    assert await store.list_index(status="waiting") == [("new", waiting, 2), ("mid", private, 1)]
+    assert await store.list_index(status="waiting", listed=True) == [("new", waiting, 2)]
+    assert await store.list_index(listed=False) == [("mid", private, 1)]
+    assert await store.list_index(status="finished") == []
+    assert await store.list_index(limit=2) == [("new", waiting, 2), ("mid", private, 1)]
+    assert (await store.count_index("waiting"), await store.count_index("playing"),
+            await store.count_index("finished"), await store.count_index()) == (2, 1, 0, 3)
+
+
+# --- lifecycle -------------------------------------------------------------
+
+
+async def test_data_survives_closing_and_reopening(backend):
+    s = backend.open()
+    await append(s, "t", 0, b"a", b"b", request_id="r1",
+                 index=TableIndexEntry("playing", True, b"s"))
+    before = await s.read("t")
+    await s.close()
+
+    async with backend.open() as s:
+        assert await s.read("t") == before
+        assert await s.version("t") == 2
+        assert verify_chain(await s.read("t")) is None
+        assert await s.list_index() == [("t", TableIndexEntry("playing", True, b"s"), 2)]
+        again = await append(s, "t", 0, b"zzz", request_id="r1")  # request ids persist too
+        assert again == AppendResult(events=tuple(before), duplicate=True)
+        r = await append(s, "t", 2, b"c", request_id="r2")
+        assert (r.events[0].sequence, r.events[0].prev_hash) == (3, before[1].hash)
+
+
+async def test_migrations_are_idempotent_on_reopen(backend):
+    async with backend.open() as s:
+        await append(s, "t", 0, b"a", request_id="r1")
+    latest = backend.schema_version()
+    assert len(latest) == 1 and latest[0] >= 1
+    for _ in range(2):
+        async with backend.open() as s:
+            assert [e.payload for e in await s.read("t")] == [b"a"]
+        assert backend.schema_version() == latest
+
+
+async def test_a_database_newer_than_the_code_is_refused(backend):
+    async with backend.open():
+        pass
+    backend.force_schema_version(backend.schema_version()[0] + 1)
+    with pytest.raises(StoreConfigError):
+        backend.open()
+
+
+async def test_ping_close_and_async_with(backend):
+    async with backend.open() as s:
+        assert await s.ping() is None
+    with pytest.raises(StoreUnavailable):
+        await s.ping()
+    with pytest.raises(StoreUnavailable):
+        await s.read("t")
+    with pytest.raises(StoreUnavailable):
+        await append(s, "t", 0, b"a", request_id="r")
+    await s.close()  # idempotent
+
+
+async def test_close_wakes_waiters_with_store_unavailable(backend):
+    s = backend.open()
+    waiter = asyncio.create_task(s.wait_for_append("t", 0, timeout=30))
+    await asyncio.sleep(0.05)
+    await s.close()
+    with pytest.raises(StoreUnavailable):
+        async with asyncio.timeout(1):
+            await waiter
+
+
+# --- open_store URLs (backend independent) -----------------------------------
+
+
+async def test_open_store_sqlite_urls(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    async with open_store("sqlite:///data/nested/rel.db") as s:  # relative; parents created
+        await append(s, "t", 0, b"a", request_id="r")
+    assert (tmp_path / "data" / "nested" / "rel.db").is_file()
+
+    absolute = tmp_path / "abs" / "a.db"
+    async with open_store(f"sqlite:///{absolute}") as s:  # "sqlite:////..."
+        assert await s.version("t") == 0
+    assert absolute.is_file()
+
+
+def test_open_store_postgresql_is_not_available_yet():
+    with pytest.raises(StoreConfigError) as info:
+        open_store("postgresql://user@localhost/belote")
+    assert str(info.value) == "the PostgreSQL store is not available yet"
+
+
+@pytest.mark.parametrize("url", ["", "belote.db", "sqlite://", "sqlite:///", "sqlite:///:memory:",
+                                 "sqlite:///x.db?mode=ro", "mysql://localhost/belote",
+                                 "SQLITE:///x.db"])
+def test_open_store_rejects_other_urls_naming_the_accepted_forms(url):
+    with pytest.raises(StoreConfigError) as info:
+        open_store(url)
+    assert "sqlite:///" in str(info.value) and "postgresql://" in str(info.value)
+
+
+def test_unopenable_sqlite_path_is_store_unavailable(tmp_path):
+    (tmp_path / "a_directory.db").mkdir()
+    with pytest.raises(StoreUnavailable):
+        open_store(f"sqlite:///{tmp_path}/a_directory.db")
+
+
+# --- requests and the server secret -------------------------------------------
+
+
+async def test_request_events_returns_what_a_request_appended_and_none_for_an_unknown_one(store):
+    await append(store, "t", 0, b"a", request_id="r1")
+    await append(store, "t", 1, b"b", b"c", request_id="r2")
+    found = await store.request_events("t", "r2")
+    assert [(e.sequence, e.payload) for e in found] == [(2, b"b"), (3, b"c")]
+    assert await store.request_events("t", "nope") is None
+    assert await store.request_events("other", "r1") is None
+
+
+async def test_the_server_secret_is_made_once_and_shared_by_every_store_on_the_database(store, backend):
+    secret = await store.server_secret()
+    assert len(secret) == 32
+    assert await store.server_secret() == secret
+    other = backend.open()
+    try:
+        assert await other.server_secret() == secret
+    finally:
+        await other.close()
