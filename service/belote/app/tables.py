@@ -16,19 +16,39 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
-from typing import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable
 
 from belote import bots
 from belote.rules import IllegalAction, InvalidOptions, rules_for
 from belote.rules.cards import shuffled_deck
-from belote.store import (NewEvent, StoreError, StoreUnavailable, TableIndexEntry, VersionConflict,
-                          open_store)
-from belote.table.codec import (BadMessage, action_from_pb, action_to_pb, decode_stored,
-                                encode_body, event_type)
-from belote.table.decide import (Act, CreateTable, JoinSeat, LeaveSeat, NextDeal, Refused, SeatBot,
-                                 decide)
+from belote.store import (
+    NewEvent,
+    StoreError,
+    StoreUnavailable,
+    TableIndexEntry,
+    VersionConflict,
+    open_store,
+)
+from belote.table.codec import (
+    BadMessage,
+    action_from_pb,
+    action_to_pb,
+    decode_stored,
+    encode_body,
+    event_type,
+)
+from belote.table.decide import (
+    Act,
+    CreateTable,
+    JoinSeat,
+    LeaveSeat,
+    NextDeal,
+    Refused,
+    SeatBot,
+    decide,
+)
 from belote.table.state import BOT, HUMAN, PLAYING, WAITING, TableState, evolve
-from belote.table.views import REVIEWER, SPECTATOR, Redactor, status_to_pb, table_view
+from belote.table.views import REVIEWER, SPECTATOR, Redactor, seat_view, status_to_pb, table_view
 from belote.v1 import events_pb2 as epb
 from belote.v1 import table_service_pb2 as tpb
 
@@ -67,7 +87,7 @@ class TableApp:
         self._closing = asyncio.Event()
 
     @classmethod
-    async def open(cls, store_url: str, *, reviewer_token: str | None = None) -> "TableApp":
+    async def open(cls, store_url: str, *, reviewer_token: str | None = None) -> TableApp:
         store = open_store(store_url)
         return cls(store, await store.server_secret(), reviewer_token)
 
@@ -366,11 +386,11 @@ class TableApp:
                     return
                 level = state.seats[seat].bot_level
                 seed = secrets.randbits(63)
-                action = bots.choose(level, table_view(state, seat), state.game.legal_actions(seat), seed)
+                action = bots.choose(level, seat_view(state, seat), seed)
                 command = Act(seat, action, epb.BotMove(level=level, seed=seed))
                 try:
                     await self._execute(table_id, f"bot-{state.version + 1}",
-                                        lambda s: decide(s, command, self._next_deal()), state.version)
+                                        lambda s, c=command: decide(s, c, self._next_deal()), state.version)
                 except err.AppError as e:
                     if e.code != err.ABORTED:      # aborted: someone else moved first; look again
                         log.error("bot move refused on %s: %s", table_id, e)
@@ -412,4 +432,4 @@ def _check_seat(seat: int | None) -> int | None:
     return seat
 
 
-__all__ = ["TableApp", "REVIEWER"]
+__all__ = ["REVIEWER", "TableApp"]

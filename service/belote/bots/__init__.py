@@ -1,7 +1,8 @@
-"""Bots: functions of (what their seat sees, the legal actions, a seed) -> one legal action.
+"""Bots: functions of (what their seat knows, a seed) -> one of the seat's legal actions.
 
-A bot gets the same redacted table view the API sends to its seat; it cannot reach the full
-state. The seed is recorded in the log with the move, so a reviewer can recompute it.
+A bot gets a :class:`belote.table.views.SeatView`, built by the same module that redacts the
+API's streams: its own hand, the public cards and history, the legal actions. It cannot reach
+the full state. The seed is recorded in the log with the move, so a reviewer can recompute it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,6 @@ from . import easy
 LEVELS = {epb.EASY: easy.choose}
 
 
-def choose(level: int, view, legal: list, seed: int):
-    """The action the bot of ``level`` takes, given its seat's view and legal actions."""
-    return LEVELS.get(level, easy.choose)(view, legal, seed)
+def choose(level: int, view, seed: int):
+    """The action the bot of ``level`` takes from its seat's view."""
+    return LEVELS.get(level, easy.choose)(view, seed)

@@ -64,6 +64,8 @@ class Auction:
             raise IllegalAction("AUCTION_OVER", "the auction is over")
         if call in self.legal_calls():
             return
+        if call not in (PASS, 0, 1, 2, 3, NO_TRUMP, ALL_TRUMP):
+            raise IllegalAction("BAD_CALL", f"not a call: {call!r} (pass, a suit 0..3, SA 4 or TA 5)")
         if self.forced:
             raise IllegalAction("MUST_TAKE", "everyone passed: you must choose a trump suit (forced take)")
         if call in range(4) and self.best == PASS:

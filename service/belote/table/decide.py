@@ -10,15 +10,27 @@ import hashlib
 from dataclasses import dataclass
 
 from belote.rules import Game, IllegalAction
-from belote.rules.cards import cards_of
 from belote.rules.actions import Bid, Declare, Play
-from belote.rules.game import (AllPassed, AnnouncementsRevealed, BeloteCalled, ContractSettled,
-                               GameOver, TrickWon)
+from belote.rules.cards import cards_of
+from belote.rules.game import (
+    AllPassed,
+    AnnouncementsRevealed,
+    BeloteCalled,
+    ContractSettled,
+    GameOver,
+    TrickWon,
+)
 from belote.rules.scoring import DealScore
 from belote.v1 import events_pb2 as epb
 
-from .codec import (announcement_to_pb, bid_to_pb, card_to_pb, cards_to_pb, contract_to_pb,
-                    deal_scored_to_pb)
+from .codec import (
+    announcement_to_pb,
+    bid_to_pb,
+    card_to_pb,
+    cards_to_pb,
+    contract_to_pb,
+    deal_scored_to_pb,
+)
 from .state import BOT, EMPTY, FINISHED, HUMAN, PLAYING, WAITING, TableState
 
 
@@ -207,5 +219,17 @@ def _reveal(deal_started: epb.DealStarted) -> epb.TableEvent:
                                               deck=deal_started.deck, salt=deal_started.salt))
 
 
-__all__ = ["decide", "Refused", "IllegalAction", "NextDeal", "CreateTable", "JoinSeat", "SeatBot",
-           "LeaveSeat", "Act", "deck_commitment", "HUMAN", "BOT"]
+__all__ = [
+    "BOT",
+    "HUMAN",
+    "Act",
+    "CreateTable",
+    "IllegalAction",
+    "JoinSeat",
+    "LeaveSeat",
+    "NextDeal",
+    "Refused",
+    "SeatBot",
+    "decide",
+    "deck_commitment",
+]

@@ -45,7 +45,7 @@ class TableState:
     last_score: epb.DealScored | None = None
     winning_team: int = -1
 
-    def copy(self) -> "TableState":
+    def copy(self) -> TableState:
         new = TableState(**self.__dict__)
         new.seats = [Seat(**s.__dict__) for s in self.seats]
         new.game = self.game.copy() if self.game else None

@@ -8,14 +8,32 @@ go through :class:`Redactor` and :func:`table_view`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from belote.rules.announcements import Announcement
 from belote.rules.cards import cards_of
-from belote.rules.game import AUCTION, OVER, PLAYING, complete_hands, deal_all_eight, deal_first_five
+from belote.rules.game import (
+    AUCTION,
+    OVER,
+    PLAYING,
+    complete_hands,
+    deal_all_eight,
+    deal_first_five,
+)
+from belote.rules.options import Rules
 from belote.v1 import events_pb2 as epb
 from belote.v1 import table_service_pb2 as tpb
 
-from .codec import (announcement_to_pb, bid_to_pb, card_from_pb, card_to_pb, cards_to_pb,
-                    contract_to_pb)
-from .state import BOT, EMPTY, FINISHED, HUMAN, PLAYING as TABLE_PLAYING, WAITING, TableState
+from .codec import (
+    announcement_to_pb,
+    bid_to_pb,
+    card_from_pb,
+    card_to_pb,
+    cards_to_pb,
+    contract_to_pb,
+)
+from .state import BOT, EMPTY, FINISHED, HUMAN, WAITING, TableState
+from .state import PLAYING as TABLE_PLAYING
 
 SPECTATOR = -1
 REVIEWER = -2
@@ -159,3 +177,48 @@ def _shown_announcements(state: TableState) -> list[epb.SeatAnnouncement]:
             if a is not None:
                 shown.append(epb.SeatAnnouncement(seat=seat, announcement=announcement_to_pb(a)))
     return shown
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """Everything one seat knows now, as the rules' small values: what a bot decides from.
+
+    The same information as the seat's GetTable view plus the history of the deal in its
+    stream: its own hand, the auction, the played tricks, the announcements shown.
+    """
+
+    seat: int
+    rules: Rules
+    hand: int                        # mask of the seat's own cards
+    dealer: int
+    turned_card: int                 # the turned-up card; -1 with bidding=none
+    bids: tuple                      # ((seat, call), ...) of this deal
+    taker: int                       # -1 during the auction
+    contract: int                    # -1 during the auction
+    tricks: tuple                    # finished tricks: ((leader, cards, winner, points), ...)
+    trick_leader: int
+    trick: tuple                     # cards of the trick in progress, in play order
+    announcements: tuple             # ((seat, Announcement), ...) shown so far
+    totals: tuple
+    reserve: int
+    legal: tuple                     # the seat's legal actions now
+
+
+def seat_view(state: TableState, seat: int) -> SeatView:
+    """What ``seat`` knows of the deal in progress (nothing of another hand)."""
+    game = state.game
+    play = game.play
+    shown: tuple[tuple[int, Announcement], ...] = ()
+    if play is not None:
+        if state.rules.announcements == "classic" and play.trick_number >= 1:
+            shown = tuple((s, a) for s in range(4) for a in game.classic[s])
+        elif state.rules.announcements == "enhanced":
+            shown = tuple((s, a) for s, a in enumerate(game.declared) if a is not None)
+    return SeatView(
+        seat=seat, rules=state.rules, hand=game.hand(seat), dealer=game.dealer,
+        turned_card=game.turned_card, bids=tuple(game.auction.calls) if game.auction else (),
+        taker=game.taker, contract=game.contract,
+        tricks=tuple(play.tricks) if play else (), trick_leader=play.leader if play else -1,
+        trick=tuple(play.trick) if play else (), announcements=shown,
+        totals=tuple(game.totals), reserve=game.reserve,
+        legal=tuple(game.legal_actions(seat)))

@@ -1,0 +1,106 @@
+"""TableService over grpc.aio: read the bearer token, call the app, turn errors into statuses.
+
+Each RPC is one line of delegation; everything about the game is the app's business.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TypeVar
+
+import grpc
+
+from belote.app import errors as app_errors
+from belote.v1 import table_service_pb2_grpc
+
+from .errors import status_for
+
+T = TypeVar("T")
+
+
+def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
+    """The token of an ``authorization: Bearer <token>`` metadata entry; None when absent.
+
+    A present but malformed entry is refused rather than ignored: a client that sent
+    credentials must not silently be treated as a spectator.
+    """
+    for key, value in context.invocation_metadata() or ():
+        if key.lower() != "authorization":
+            continue
+        scheme, _, token = str(value).strip().partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            raise app_errors.unauthenticated("authorization must be 'Bearer <token>'")
+        return token
+    return None
+
+
+async def _unary(context: grpc.aio.ServicerContext, rpc: str,
+                 call: Callable[[str | None], Awaitable[T]]) -> T:
+    try:
+        return await call(bearer_token(context))
+    except Exception as exc:
+        await context.abort_with_status(status_for(exc, rpc))  # raises
+        raise
+
+
+async def _stream(context: grpc.aio.ServicerContext, rpc: str,
+                  open_stream: Callable[[str | None], AsyncIterator[T]]) -> AsyncIterator[T]:
+    events = None
+    try:
+        events = open_stream(bearer_token(context))
+        async for item in events:
+            yield item
+    except Exception as exc:  # noqa: BLE001 - as in _unary
+        await context.abort_with_status(status_for(exc, rpc))  # raises
+    finally:
+        # Close the app's iterator now (client gone or error) so its watcher is released at once.
+        aclose = getattr(events, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+class TableServicer(table_service_pb2_grpc.TableServiceServicer):
+    def __init__(self, app) -> None:
+        self._app = app
+
+    async def CreateTable(self, request, context):
+        return await _unary(context, "CreateTable", lambda _: self._app.create_table(request))
+
+    async def ListTables(self, request, context):
+        return await _unary(context, "ListTables", lambda _: self._app.list_tables(request))
+
+    async def JoinTable(self, request, context):
+        # The token matters only to reclaim a seat left to a takeover bot.
+        return await _unary(context, "JoinTable", lambda t: self._app.join_table(request, t))
+
+    async def AddBot(self, request, context):
+        return await _unary(context, "AddBot", lambda t: self._app.add_bot(request, t))
+
+    async def LeaveTable(self, request, context):
+        return await _unary(context, "LeaveTable", lambda t: self._app.leave_table(request, t))
+
+    async def GetLegalActions(self, request, context):
+        return await _unary(context, "GetLegalActions",
+                            lambda t: self._app.get_legal_actions(request, t))
+
+    async def Act(self, request, context):
+        return await _unary(context, "Act", lambda t: self._app.act(request, t))
+
+    async def GetTable(self, request, context):
+        return await _unary(context, "GetTable", lambda t: self._app.get_table(request, t))
+
+    # grpc.aio wants async generator functions here. aclosing() closes _stream, and through it
+    # the app's iterator, as soon as the client goes away rather than when garbage is collected.
+    async def WatchTable(self, request, context):
+        stream = _stream(context, "WatchTable", lambda t: self._app.watch_table(request, t))
+        async with contextlib.aclosing(stream) as events:
+            async for event in events:
+                yield event
+
+    async def ExportLog(self, request, context):
+        stream = _stream(context, "ExportLog", lambda t: self._app.export_log(request, t))
+        async with contextlib.aclosing(stream) as lines:
+            async for line in lines:
+                yield line

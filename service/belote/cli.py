@@ -1,0 +1,252 @@
+"""Command line: ``belote serve | demo | presets | health``.
+
+Every setting is a flag whose default comes from a ``BELOTE_*`` environment variable, so the
+same binary is configured by flags on a laptop and by the environment in a container.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+import tempfile
+import uuid
+
+import structlog
+
+DEFAULT_LISTEN = "127.0.0.1:50051"
+DEFAULT_STORE = "sqlite:///./belote.db"
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    return os.environ.get(name) or default
+
+
+def configure_logging(level: str = "info") -> None:
+    """Plain key=value lines on stderr (stdout is for results, like ``listening on``)."""
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,  # plain traceback text: no locals, no secrets
+            structlog.processors.KeyValueRenderer(key_order=["timestamp", "level", "event"]),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(
+            logging.getLevelNamesMapping()[level.upper()]),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        cache_logger_on_first_use=True,
+    )
+
+
+# ---------------------------------------------------------------------------------------- serve
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from belote.api.server import BindError, serve
+    from belote.store import StoreError
+
+    try:
+        return asyncio.run(serve(args.listen, args.store, args.reviewer_token, grace=args.grace))
+    except (BindError, StoreError) as exc:
+        print(f"belote serve: {exc}", file=sys.stderr)
+        return 2
+
+
+# ----------------------------------------------------------------------------------------- demo
+
+def _parse_options(pairs: list[str]) -> dict[str, str]:
+    options = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise SystemExit(f"belote demo: --option wants NAME=VALUE, got {pair!r}")
+        options[name.strip()] = value.strip()
+    return options
+
+
+async def _demo_client(target: str, preset: str, options: dict[str, str]) -> tuple[str, list[int]]:
+    """Create a table, seat four EASY bots, print each deal's score; return (table id, totals)."""
+    import grpc
+
+    from belote.v1 import events_pb2, table_service_pb2_grpc
+    from belote.v1 import table_service_pb2 as pb
+
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        created = await stub.CreateTable(pb.CreateTableRequest(
+            preset=preset, options=options, name="demo", request_id=str(uuid.uuid4())))
+        host = (("authorization", f"Bearer {created.host_token}"),)
+        for _ in range(4):
+            await stub.AddBot(pb.AddBotRequest(
+                table_id=created.table_id, level=events_pb2.EASY, request_id=str(uuid.uuid4())),
+                metadata=host)
+        # From the first event: the bots may have played a deal before the stream opens.
+        async for event in stub.WatchTable(pb.WatchTableRequest(table_id=created.table_id,
+                                                                from_sequence=1)):
+            kind = event.WhichOneof("body")
+            if kind == "deal_scored":
+                print(_deal_line(event.deal_scored), flush=True)
+            elif kind == "game_ended":
+                return created.table_id, list(event.game_ended.totals)
+    raise RuntimeError("the table's stream ended before the game did")
+
+
+def _deal_line(deal) -> str:
+    from belote.v1 import cards_pb2, events_pb2
+
+    contract = cards_pb2.Contract.Name(deal.contract).removeprefix("CONTRACT_").lower()
+    outcome = events_pb2.DealOutcome.Name(deal.outcome).lower()
+    return (f"deal {deal.deal_number}: seat {deal.taker} took {contract}, {outcome}: "
+            f"+{deal.deal_score[0]} / +{deal.deal_score[1]}, "
+            f"totals {deal.totals[0]} - {deal.totals[1]}")
+
+
+async def _demo(target: str | None, preset: str, options: dict[str, str]) -> tuple[str, list[int]]:
+    if target:
+        return await _demo_client(target, preset, options)
+    # No server given: run one in this process on a free port, with a throw-away store.
+    from belote.api.server import start
+    from belote.app.tables import TableApp
+
+    with tempfile.TemporaryDirectory(prefix="belote-demo-") as tmp:
+        app = await TableApp.open(f"sqlite:///{os.path.join(tmp, 'demo.db')}")
+        running = await start("127.0.0.1:0", app)
+        try:
+            return await _demo_client(running.address, preset, options)
+        finally:
+            await running.stop(grace=1.0)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    import grpc
+
+    try:
+        table_id, totals = asyncio.run(_demo(args.target, args.preset, _parse_options(args.option)))
+    except grpc.aio.AioRpcError as err:
+        print(f"belote demo: {err.code().name}: {err.details()}", file=sys.stderr)
+        return 1
+    print(f"table: {table_id}")
+    print(f"score: {totals[0]} - {totals[1]}")
+    return 0
+
+
+# -------------------------------------------------------------------------------------- presets
+
+def presets_text(width: int = 100) -> str:
+    """Options down, presets across, split into as many blocks of presets as `width` needs."""
+    from belote.rules.options import PRESETS, describe_choices, rules_for
+
+    names = list(PRESETS)
+    values = {p: rules_for(p).as_strings() for p in names}
+    label = max(len(o) for o in values[names[0]])
+    # Options every preset sets alike get one line at the end instead of a row: narrower columns.
+    same = {o: v for o, v in values[names[0]].items() if all(values[p][o] == v for p in names)}
+    options = [o for o in values[names[0]] if o not in same]
+    col = {p: max(len(p), *(len(values[p][o]) for o in options)) for p in names}
+
+    blocks, block, used = [], [], label
+    for p in names:
+        if block and used + 2 + col[p] > width:
+            blocks.append(block)
+            block, used = [], label
+        block.append(p)
+        used += 2 + col[p]
+    blocks.append(block)
+
+    def row(block: list[str], first: str, cells: list[str]) -> str:
+        padded = [cell.ljust(col[p]) for p, cell in zip(block, cells)]
+        return "  ".join([first.ljust(label), *padded]).rstrip()
+
+    lines = []
+    for block in blocks:
+        lines.append(row(block, "option", block))
+        lines.append(row(block, "-" * label, ["-" * col[p] for p in block]))
+        lines.extend(row(block, o, [values[p][o] for p in block]) for o in options)
+        lines.append("")
+    if same:
+        lines.append("in every preset: " + ", ".join(f"{o}={v}" for o, v in same.items()))
+        lines.append("")
+    lines.append("accepted values (CreateTable options, e.g. target=501):")
+    choices = describe_choices()
+    lines.extend(f"  {name.ljust(label)}  {accepted}" for name, accepted in choices.items())
+    return "\n".join(lines)
+
+
+def cmd_presets(args: argparse.Namespace) -> int:
+    print(presets_text())
+    return 0
+
+
+# --------------------------------------------------------------------------------------- health
+
+def cmd_health(args: argparse.Namespace) -> int:
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    with grpc.insecure_channel(args.target) as channel:
+        try:
+            reply = health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(service=args.service), timeout=args.timeout)
+        except grpc.RpcError as err:
+            print(f"{args.target}: {err.code().name}: {err.details()}", file=sys.stderr)
+            return 1
+    status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+    print(f"{args.target}: {status}")
+    return 0 if reply.status == health_pb2.HealthCheckResponse.SERVING else 1
+
+
+# --------------------------------------------------------------------------------------- parser
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="belote", description="Belote gRPC game server.")
+    parser.add_argument("--log-level", default=_env("BELOTE_LOG_LEVEL", "info"),
+                        choices=["debug", "info", "warning", "error"],
+                        help="server log level (env BELOTE_LOG_LEVEL; default info)")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = commands.add_parser("serve", help="run the gRPC server")
+    serve.add_argument("--listen", default=_env("BELOTE_LISTEN", DEFAULT_LISTEN),
+                       help=f"HOST:PORT to listen on, port 0 for any (env BELOTE_LISTEN; "
+                            f"default {DEFAULT_LISTEN})")
+    serve.add_argument("--store", default=_env("BELOTE_STORE", DEFAULT_STORE),
+                       help=f"event store URL (env BELOTE_STORE; default {DEFAULT_STORE})")
+    serve.add_argument("--reviewer-token", default=_env("BELOTE_REVIEWER_TOKEN"),
+                       help="token allowed to call ExportLog (env BELOTE_REVIEWER_TOKEN; "
+                            "default: none, export disabled)")
+    serve.add_argument("--grace", type=float, default=float(_env("BELOTE_GRACE", "5")),
+                       help="seconds in-flight calls get to finish on SIGTERM (env BELOTE_GRACE; "
+                            "default 5)")
+    serve.set_defaults(run=cmd_serve)
+
+    demo = commands.add_parser("demo", help="play a game of four bots and print its score")
+    demo.add_argument("--target", default=_env("BELOTE_TARGET"),
+                      help="HOST:PORT of a running server (env BELOTE_TARGET; default: start one "
+                           "in this process with a temporary store)")
+    demo.add_argument("--preset", default="classic", help="rule preset (default classic)")
+    demo.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                      help="override a rule option, e.g. --option target=501 (repeatable)")
+    demo.set_defaults(run=cmd_demo)
+
+    presets = commands.add_parser("presets", help="list the rule presets and their options")
+    presets.set_defaults(run=cmd_presets)
+
+    health = commands.add_parser("health", help="check a server's health (exit 0 if SERVING)")
+    health.add_argument("--target", default=_env("BELOTE_TARGET", DEFAULT_LISTEN),
+                        help=f"HOST:PORT of the server (env BELOTE_TARGET; default {DEFAULT_LISTEN})")
+    health.add_argument("--service", default="",
+                        help="service to check (default: the whole server)")
+    health.add_argument("--timeout", type=float, default=5.0, help="seconds (default 5)")
+    health.set_defaults(run=cmd_health)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    configure_logging(args.log_level)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
