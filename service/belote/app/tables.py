@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import hashlib
 import hmac
 import logging
@@ -42,7 +43,6 @@ from belote.table.decide import (
     CreateTable,
     JoinSeat,
     LeaveSeat,
-    NextDeal,
     Refused,
     SeatBot,
     decide,
@@ -194,12 +194,12 @@ class TableApp:
             stored = [decode_stored(s) for s in result.events]
             if not result.duplicate:
                 self._remember(new_state)
-                self._kick_bots(table_id)
+                self._kick_bots_if_due(new_state)
             return stored, await self._load(table_id) if result.duplicate else new_state
         raise err.aborted("the table is too busy right now: retry with the same request_id")
 
-    def _next_deal(self) -> NextDeal:
-        return NextDeal(tuple(shuffled_deck()), secrets.token_bytes(16))
+    def _next_deal(self) -> FreshDeal:
+        return FreshDeal()
 
     # Who is asking ---------------------------------------------------------------------------
     def _seat_of(self, state: TableState, token: str | None) -> int:
@@ -399,6 +399,18 @@ class TableApp:
             log.warning("bots of %s paused: %s", table_id, e)
         finally:
             self._bot_tasks.pop(table_id, None)
+
+
+class FreshDeal:
+    """A NextDeal shuffled (with ``secrets``) only if a deal does start: most commands don't."""
+
+    @functools.cached_property
+    def deck(self) -> tuple:
+        return tuple(shuffled_deck())
+
+    @functools.cached_property
+    def salt(self) -> bytes:
+        return secrets.token_bytes(16)
 
 
 def logged_event(stored) -> epb.LoggedEvent:

@@ -45,7 +45,8 @@ class Refused(Exception):
 
 @dataclass(frozen=True)
 class NextDeal:
-    """The randomness of a deal that may start: deck order (top first) and commitment salt."""
+    """The randomness of a deal that may start: deck order (top first) and commitment salt.
+    (Any object with these two attributes will do: the app shuffles only when one is read.)"""
 
     deck: tuple
     salt: bytes
