@@ -13,13 +13,15 @@ import base64
 import functools
 import hashlib
 import hmac
-import logging
 import secrets
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 
+import structlog
+
 from belote import bots
+from belote import observability as metrics
 from belote.rules import IllegalAction, InvalidOptions, rules_for
 from belote.rules.cards import shuffled_deck
 from belote.store import (
@@ -54,7 +56,7 @@ from belote.v1 import table_service_pb2 as tpb
 
 from . import errors as err
 
-log = logging.getLogger("belote.app")
+log = structlog.get_logger("belote.app")
 
 MAX_REQUEST_ID = 64
 MAX_NAME = 64
@@ -132,10 +134,12 @@ class TableApp:
         except StoreUnavailable as e:
             raise err.AppError(err.UNAVAILABLE, "STORE_UNAVAILABLE", "the store cannot be reached") from e
         if new:
+            started = time.perf_counter()
             state = state.copy() if state else TableState(table_id)
             for stored in new:
                 evolve(state, decode_stored(stored))
             self._remember(state)
+            metrics.FOLD_SECONDS.observe(time.perf_counter() - started)
         elif state is None:
             state = TableState(table_id)
         else:
@@ -181,22 +185,50 @@ class TableApp:
             for i, event in enumerate(events, start=state.version + 1):
                 event.sequence = i
                 evolve(new_state, event)
+            started = time.perf_counter()
             try:
                 result = await self.store.append(
                     table_id, state.version, [NewEvent(event_type(e), encode_body(e)) for e in events],
                     request_id=request_id, recorded_at_us=_now_us(), index=_index_entry(new_state))
             except VersionConflict:
+                metrics.APPEND_CONFLICTS.inc()
                 if expected_version is not None:
                     raise err.aborted("the table changed: your expected_version is stale") from None
+                log.info("conflict retried", table_id=table_id, request_id=request_id, attempt=attempt + 1)
                 continue
             except StoreUnavailable as e:
                 raise err.AppError(err.UNAVAILABLE, "STORE_UNAVAILABLE", "the store cannot be reached") from e
+            metrics.STORE_APPEND_SECONDS.observe(time.perf_counter() - started)
             stored = [decode_stored(s) for s in result.events]
             if not result.duplicate:
                 self._remember(new_state)
+                self._appended(table_id, stored)
                 self._kick_bots_if_due(new_state)
             return stored, await self._load(table_id) if result.duplicate else new_state
         raise err.aborted("the table is too busy right now: retry with the same request_id")
+
+    def _appended(self, table_id: str, events: list[epb.TableEvent]) -> None:
+        for e in events:
+            kind = event_type(e)
+            metrics.EVENTS_APPENDED.labels(kind).inc()
+            if kind == "game_started":
+                metrics.TABLES_ACTIVE.inc()
+            elif kind == "game_ended":
+                metrics.TABLES_ACTIVE.dec()
+            if kind in _WORTH_A_LINE:
+                log.info(kind.replace("_", " "), table_id=table_id, sequence=e.sequence,
+                         **_WORTH_A_LINE[kind](getattr(e, kind)))
+
+    async def refresh_gauges(self) -> bool:
+        """Store health and games in progress, as the store says (so right after a restart too)."""
+        try:
+            await self.store.ping()
+            metrics.TABLES_ACTIVE.set(await self.store.count_index(PLAYING))
+            metrics.STORE_UP.set(1)
+            return True
+        except StoreError:
+            metrics.STORE_UP.set(0)
+            return False
 
     def _next_deal(self) -> FreshDeal:
         return FreshDeal()
@@ -342,13 +374,17 @@ class TableApp:
                                f"from_sequence {first} is past the table's next event {state.version + 1}")
         redactor = Redactor(viewer)
         seen = 0
-        while not self._closing.is_set():
-            for stored in await self.store.read(req.table_id, after_sequence=seen):
-                shown = redactor.see(decode_stored(stored))
-                seen = stored.sequence
-                if seen >= first:
-                    yield shown
-            await self.store.wait_for_append(req.table_id, seen, timeout=WATCH_POLL_S)
+        metrics.WATCH_STREAMS.inc()
+        try:
+            while not self._closing.is_set():
+                for stored in await self.store.read(req.table_id, after_sequence=seen):
+                    shown = redactor.see(decode_stored(stored))
+                    seen = stored.sequence
+                    if seen >= first:
+                        yield shown
+                await self.store.wait_for_append(req.table_id, seen, timeout=WATCH_POLL_S)
+        finally:
+            metrics.WATCH_STREAMS.dec()
 
     async def export_log(self, req: tpb.ExportLogRequest, token: str | None) -> AsyncIterator[epb.LoggedEvent]:
         if not token:
@@ -386,19 +422,32 @@ class TableApp:
                     return
                 level = state.seats[seat].bot_level
                 seed = secrets.randbits(63)
+                started = time.perf_counter()
                 action = bots.choose(level, seat_view(state, seat), seed)
+                metrics.BOT_DECISION_SECONDS.labels(epb.BotLevel.Name(level).lower()).observe(
+                    time.perf_counter() - started)
                 command = Act(seat, action, epb.BotMove(level=level, seed=seed))
                 try:
                     await self._execute(table_id, f"bot-{state.version + 1}",
                                         lambda s, c=command: decide(s, c, self._next_deal()), state.version)
                 except err.AppError as e:
                     if e.code != err.ABORTED:      # aborted: someone else moved first; look again
-                        log.error("bot move refused on %s: %s", table_id, e)
+                        log.error("bot move refused", table_id=table_id, reason=e.reason, error=e.message)
                         return
         except (StoreError, err.AppError) as e:
-            log.warning("bots of %s paused: %s", table_id, e)
+            log.warning("bots paused", table_id=table_id, error=str(e))
         finally:
             self._bot_tasks.pop(table_id, None)
+
+
+# Events an operator wants a log line for, with what to say about them.
+_WORTH_A_LINE = {
+    "game_started": lambda b: {"game_number": b.game_number},
+    "game_ended": lambda b: {"winning_team": b.winning_team, "totals": list(b.totals)},
+    "bot_seated": lambda b: {"seat": b.seat, "takeover": b.takeover,
+                             "level": epb.BotLevel.Name(b.level).lower()},
+    "seat_reclaimed": lambda b: {"seat": b.seat},
+}
 
 
 class FreshDeal:

@@ -176,7 +176,7 @@ class CardPlay:
         if follow and not (1 << card) & self.led_mask:
             raise IllegalAction("MUST_FOLLOW_SUIT", f"you must follow {led_suit}")
         if follow:
-            what = "trump" if self.contract != ALL_TRUMP else led_suit
+            what = "trump" if self.contract != ALL_TRUMP else led_suit[:-1]   # "a spade"
             raise IllegalAction("MUST_GO_HIGHER",
                                 f"you must play a {what} higher than {card_words(self.best_card)}")
         if self.best_seat == self.turn ^ 2:

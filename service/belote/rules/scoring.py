@@ -73,14 +73,16 @@ def score_deal(rules: Rules, table: ContractTable, taker: int, trick_points, tri
         elif outcome == CAPOT_MADE:
             base[tt], base[dt] = 25 + tens[tt], tens[dt]
         elif failed:
-            base[dt] = (25 if outcome == CAPOT_AGAINST else 16) + tens[0] + tens[1]
+            base[dt] = (25 if capot_team >= 0 else 16) + tens[0] + tens[1]
         else:
             base[dt] = defence_tens + tens[dt]
             reserve = 16 - defence_tens + tens[tt]
     else:
         bel = list(belote)
         if failed:
-            total = table.capot_points if outcome == CAPOT_AGAINST else table.deal_total
+            # The deal's trick total: the capot value whenever a team took all 8 tricks (even
+            # a taker's capot that fails on the defence's belote and announcements).
+            total = table.capot_points if capot_team >= 0 else table.deal_total
             if enhanced:
                 base[dt], base[tt] = total + ann[dt], ann[tt]
             else:

@@ -1,0 +1,67 @@
+"""Metrics and logs: every Prometheus metric the service exposes, and the structlog set-up.
+
+No label holds a table id, a player or anything unbounded: only RPC names, status codes, event
+types and bot levels.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import structlog
+from prometheus_client import Counter, Gauge, Histogram
+
+RPC_LABELS = ("grpc_type", "grpc_service", "grpc_method")
+
+# The standard gRPC server metrics (names and labels of go-grpc-prometheus / grpc-ecosystem).
+GRPC_STARTED = Counter("grpc_server_started_total", "RPCs started on the server.", RPC_LABELS)
+GRPC_HANDLED = Counter("grpc_server_handled_total", "RPCs completed on the server, by status code.",
+                       RPC_LABELS + ("grpc_code",))
+GRPC_HANDLING = Histogram("grpc_server_handling_seconds",
+                          "Response latency of RPCs handled by the server (seconds).", RPC_LABELS,
+                          buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10))
+GRPC_MSG_RECEIVED = Counter("grpc_server_msg_received_total", "Stream messages received by the server.",
+                            RPC_LABELS)
+GRPC_MSG_SENT = Counter("grpc_server_msg_sent_total", "Stream messages sent by the server.", RPC_LABELS)
+
+# The game service.
+TABLES_ACTIVE = Gauge("belote_tables_active", "Games in progress in the store.")
+WATCH_STREAMS = Gauge("belote_watch_streams", "Open WatchTable streams on this process.")
+EVENTS_APPENDED = Counter("belote_events_appended_total", "Events appended to table logs.", ("type",))
+STORE_APPEND_SECONDS = Histogram("belote_store_append_seconds", "Time to append one command's events.",
+                                 buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1))
+APPEND_CONFLICTS = Counter("belote_append_conflicts_total",
+                           "Appends refused for a stale expected version (then retried).")
+BOT_DECISION_SECONDS = Histogram("belote_bot_decision_seconds", "Time a bot takes to choose an action.",
+                                 ("level",),
+                                 buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1))
+FOLD_SECONDS = Histogram("belote_fold_seconds", "Time to bring a table's state up to its log's version.",
+                         buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1))
+STORE_UP = Gauge("belote_store_up", "1 while the event store answers, else 0.")
+
+METRIC_NAMES = (
+    "grpc_server_started_total", "grpc_server_handled_total", "grpc_server_handling_seconds",
+    "grpc_server_msg_received_total", "grpc_server_msg_sent_total", "belote_tables_active",
+    "belote_watch_streams", "belote_events_appended_total", "belote_store_append_seconds",
+    "belote_append_conflicts_total", "belote_bot_decision_seconds", "belote_fold_seconds",
+    "belote_store_up",
+)
+
+
+def configure_logging(level: str = "info", fmt: str = "json") -> None:
+    """structlog to stdout: JSON lines (one object per line) or a console renderer."""
+    renderer = (structlog.processors.JSONRenderer() if fmt == "json"
+                else structlog.dev.ConsoleRenderer(colors=False))
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),
+        logger_factory=structlog.PrintLoggerFactory(sys.stdout),
+        cache_logger_on_first_use=True,
+    )
