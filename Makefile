@@ -13,7 +13,7 @@ GENERATED := $(patsubst $(PROTO_DIR)/%.proto,service/%_pb2.py,$(PROTOS))
 # Build stamps live in the venv: removing .venv/ starts everything afresh.
 DEPS_STAMP := $(VENV)/.deps-installed
 
-.PHONY: install proto run test bench lint clean
+.PHONY: install proto tools run test bench lint clean
 
 install: $(DEPS_STAMP) $(GENERATED)
 
@@ -41,7 +41,23 @@ proto: $(DEPS_STAMP)
 run: install
 	$(BIN)/belote serve
 
-test: install
+# Tools outside Python that the tests use: promtool (Debian package prometheus) for
+# tests/deploy/. Installed when missing and we are root with apt-get; otherwise a note, and
+# those tests skip (or fail when CI is set).
+tools:
+	@if command -v promtool >/dev/null 2>&1; then \
+		:; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing promtool (Debian package prometheus)"; \
+		apt-get update && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus; \
+	else \
+		echo "note: promtool not found; install the Debian package prometheus (as root:" \
+			"apt-get install --no-install-recommends prometheus) or the tests in" \
+			"tests/deploy/ that need it skip (and fail when CI is set)"; \
+	fi
+
+test: install tools
 	$(BIN)/pytest -q
 
 bench: install
