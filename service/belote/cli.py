@@ -18,27 +18,40 @@ import structlog
 
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_STORE = "sqlite:///./belote.db"
+DEFAULT_METRICS_LISTEN = "127.0.0.1:9464"
 
 
 def _env(name: str, default: str | None = None) -> str | None:
     return os.environ.get(name) or default
 
 
-def configure_logging(level: str = "info") -> None:
-    """Plain key=value lines on stderr (stdout is for results, like ``listening on``)."""
+def configure_logging(level: str = "info", fmt: str = "console", stream=None) -> None:
+    """Log lines on stderr: JSON objects (`json`) or readable text (`console`).
+
+    stdout is kept for what a command prints (``listening on``, the demo's scores). The standard
+    logging of grpc and asyncio is rendered the same way, so a log collector sees one format.
+    """
+    stream = stream or sys.stderr
+    renderer = (structlog.processors.JSONRenderer() if fmt == "json"
+                else structlog.dev.ConsoleRenderer(colors=False))
+    shared = [structlog.contextvars.merge_contextvars, structlog.processors.add_log_level,
+              structlog.processors.TimeStamper(fmt="iso", utc=True)]
+    number = logging.getLevelNamesMapping()[level.upper()]
     structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,  # plain traceback text: no locals, no secrets
-            structlog.processors.KeyValueRenderer(key_order=["timestamp", "level", "event"]),
-        ],
-        wrapper_class=structlog.make_filtering_bound_logger(
-            logging.getLevelNamesMapping()[level.upper()]),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        # format_exc_info: tracebacks as plain text, never with local variables (secrets).
+        processors=[*shared, structlog.processors.format_exc_info, renderer],
+        wrapper_class=structlog.make_filtering_bound_logger(number),
+        logger_factory=structlog.PrintLoggerFactory(stream),
         cache_logger_on_first_use=True,
     )
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=[*shared, structlog.stdlib.add_logger_name],
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                    structlog.processors.format_exc_info, renderer]))
+    logging.basicConfig(handlers=[handler], level=number, force=True)
+    for noisy in ("grpc", "asyncio"):  # their debug lines are about their own plumbing
+        logging.getLogger(noisy).setLevel(max(logging.INFO, number))
 
 
 # ---------------------------------------------------------------------------------------- serve
@@ -48,7 +61,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from belote.store import StoreError
 
     try:
-        return asyncio.run(serve(args.listen, args.store, args.reviewer_token, grace=args.grace))
+        return asyncio.run(serve(args.listen, args.store, args.reviewer_token, grace=args.grace,
+                                 metrics_listen=args.metrics_listen or None))
     except (BindError, StoreError) as exc:
         print(f"belote serve: {exc}", file=sys.stderr)
         return 2
@@ -64,6 +78,10 @@ def _parse_options(pairs: list[str]) -> dict[str, str]:
             raise SystemExit(f"belote demo: --option wants NAME=VALUE, got {pair!r}")
         options[name.strip()] = value.strip()
     return options
+
+
+class DemoInterrupted(Exception):
+    pass
 
 
 async def _demo_client(target: str, preset: str, options: dict[str, str]) -> tuple[str, list[int]]:
@@ -90,7 +108,9 @@ async def _demo_client(target: str, preset: str, options: dict[str, str]) -> tup
                 print(_deal_line(event.deal_scored), flush=True)
             elif kind == "game_ended":
                 return created.table_id, list(event.game_ended.totals)
-    raise RuntimeError("the table's stream ended before the game did")
+    # The server ended the stream (it is shutting down): the game goes on without us.
+    raise DemoInterrupted(f"the server ended the stream of table {created.table_id} before "
+                          "the game was over")
 
 
 def _deal_line(deal) -> str:
@@ -126,6 +146,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
         table_id, totals = asyncio.run(_demo(args.target, args.preset, _parse_options(args.option)))
     except grpc.aio.AioRpcError as err:
         print(f"belote demo: {err.code().name}: {err.details()}", file=sys.stderr)
+        return 1
+    except DemoInterrupted as exc:
+        print(f"belote demo: {exc}", file=sys.stderr)
         return 1
     print(f"table: {table_id}")
     print(f"score: {totals[0]} - {totals[1]}")
@@ -203,7 +226,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="belote", description="Belote gRPC game server.")
     parser.add_argument("--log-level", default=_env("BELOTE_LOG_LEVEL", "info"),
                         choices=["debug", "info", "warning", "error"],
-                        help="server log level (env BELOTE_LOG_LEVEL; default info)")
+                        help="log level (env BELOTE_LOG_LEVEL; default info)")
+    parser.add_argument("--log-format", default=_env("BELOTE_LOG_FORMAT", "console"),
+                        choices=["console", "json"],
+                        help="logs on stderr as readable lines or one JSON object a line "
+                             "(env BELOTE_LOG_FORMAT; default console)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = commands.add_parser("serve", help="run the gRPC server")
@@ -215,6 +242,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--reviewer-token", default=_env("BELOTE_REVIEWER_TOKEN"),
                        help="token allowed to call ExportLog (env BELOTE_REVIEWER_TOKEN; "
                             "default: none, export disabled)")
+    serve.add_argument("--metrics-listen",
+                       default=os.environ.get("BELOTE_METRICS_LISTEN", DEFAULT_METRICS_LISTEN),
+                       help="HOST:PORT for Prometheus metrics at /metrics, empty for none "
+                            f"(env BELOTE_METRICS_LISTEN; default {DEFAULT_METRICS_LISTEN})")
     serve.add_argument("--grace", type=float, default=float(_env("BELOTE_GRACE", "5")),
                        help="seconds in-flight calls get to finish on SIGTERM (env BELOTE_GRACE; "
                             "default 5)")
@@ -244,7 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    configure_logging(args.log_level)
+    configure_logging(args.log_level, args.log_format)
     return args.run(args)
 
 

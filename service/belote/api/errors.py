@@ -16,6 +16,7 @@ from grpc_status import rpc_status
 
 from belote.app import errors as app_errors
 from belote.app.errors import AppError
+from belote.store import StoreUnavailable
 
 DOMAIN = "belote.v1"
 
@@ -65,5 +66,8 @@ def status_for(exc: Exception, rpc: str) -> grpc.Status:
     """The status for anything an RPC raised; unexpected exceptions are logged with their traceback."""
     if isinstance(exc, AppError):
         return app_error_status(exc)
+    if isinstance(exc, StoreUnavailable):
+        return _status(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE",
+                       "the store cannot be reached: retry later with the same request_id")
     log.error("unexpected error", rpc=rpc, exc_info=exc)
     return internal_status()

@@ -20,16 +20,20 @@ from grpc_reflection.v1alpha import reflection
 
 from belote.v1 import table_service_pb2, table_service_pb2_grpc
 
+from .interceptors import MetricsInterceptor
 from .servicer import TableServicer
 
 SERVICE_NAME = table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
+HEALTH_NAMES = ("", SERVICE_NAME)  # the whole server, and the game service
 SERVING = health_pb2.HealthCheckResponse.SERVING
+NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
+STORE_CHECK_S = 10.0
 
 log = structlog.get_logger("belote.server")
 
 
 class BindError(RuntimeError):
-    """The listen address could not be bound."""
+    """A listen address could not be bound."""
 
 
 @dataclass
@@ -39,7 +43,7 @@ class RunningServer:
     health: health_aio.HealthServicer
     host: str
     port: int
-    _resume: asyncio.Task | None = field(default=None, repr=False)
+    _tasks: list[asyncio.Task] = field(default_factory=list, repr=False)
 
     @property
     def address(self) -> str:
@@ -50,24 +54,28 @@ class RunningServer:
         await self.health.enter_graceful_shutdown()
         self.app.shutdown()  # watch streams return cleanly; clients resume from sequence + 1
         await self.server.stop(grace)
-        if self._resume is not None and not self._resume.done():
-            self._resume.cancel()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
-                await self._resume
+                await task
         await self.app.close()
 
 
-def _split_host(listen: str) -> str:
-    host, sep, _ = listen.rpartition(":")
-    if not sep or not host:
-        raise BindError(f"--listen must be HOST:PORT, got {listen!r}")
-    return host
+def split_address(listen: str) -> tuple[str, int]:
+    host, sep, port = listen.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise BindError(f"listen address must be HOST:PORT, got {listen!r}")
+    return host, int(port)
 
 
-async def start(listen: str, app) -> RunningServer:
+async def start(listen: str, app, *, store_check_s: float = STORE_CHECK_S) -> RunningServer:
     """Bind `listen` (port 0: any free port), start serving `app`, then let bots resume."""
-    host = _split_host(listen)
-    server = grpc.aio.server()
+    host, _ = split_address(listen)
+    # grpc sets SO_REUSEPORT by default: a second server on a busy port would start and silently
+    # share it. One port, one server.
+    server = grpc.aio.server(interceptors=[MetricsInterceptor()],
+                             options=[("grpc.so_reuseport", 0)])
     table_service_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(app), server)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
@@ -82,11 +90,12 @@ async def start(listen: str, app) -> RunningServer:
     if port == 0:  # older grpc versions report a failed bind this way
         raise BindError(f"cannot listen on {listen}")
     await server.start()
+    # The app is open (its store answered), so both names are SERVING from the start.
+    for name in HEALTH_NAMES:
+        await health.set(name, SERVING)
     running = RunningServer(server=server, app=app, health=health, host=host, port=port)
-    # The app is open (serve() opened it before start), so both names are SERVING now.
-    await health.set("", SERVING)
-    await health.set(SERVICE_NAME, SERVING)
-    running._resume = asyncio.create_task(_resume_bots(app))
+    running._tasks += [asyncio.create_task(_resume_bots(app)),
+                       asyncio.create_task(_watch_store(app, health, store_check_s))]
     return running
 
 
@@ -95,17 +104,46 @@ async def _resume_bots(app) -> None:
     # while the server already answers; a failure here must not take the server down.
     try:
         await app.resume()
-    except asyncio.CancelledError:
-        raise
     except Exception:
         log.exception("resuming bots failed")
 
 
+async def _watch_store(app, health, every_s: float) -> None:
+    """Health follows the store: NOT_SERVING while it cannot be reached (and the store gauges)."""
+    check = getattr(app, "refresh_gauges", None) or app.ready
+    serving = True
+    while True:
+        try:
+            ok = await check()
+        except Exception:
+            log.exception("store check failed")
+            ok = False
+        if ok != serving:
+            serving = ok
+            log.warning("store reachable" if ok else "store unreachable")
+            for name in HEALTH_NAMES:
+                await health.set(name, SERVING if ok else NOT_SERVING)
+        await asyncio.sleep(every_s)
+
+
+def start_metrics(listen: str) -> str:
+    """Serve Prometheus metrics on http://<listen>/metrics (a thread); returns HOST:PORT bound."""
+    from prometheus_client import start_http_server
+
+    host, port = split_address(listen)
+    try:
+        http, _ = start_http_server(port, addr=host.strip("[]"))
+    except OSError as exc:
+        raise BindError(f"cannot serve metrics on {listen}: {exc}") from None
+    return f"{host}:{http.server_port}"
+
+
 async def serve(listen: str, store_url: str, reviewer_token: str | None = None, *,
-                grace: float = 5.0) -> int:
+                grace: float = 5.0, metrics_listen: str | None = None) -> int:
     """``belote serve``: run until SIGTERM or SIGINT, then stop gracefully. Returns the exit code."""
     from belote.app.tables import TableApp  # the app pulls in the store and the rules
 
+    split_address(listen)  # a malformed address fails before the store is opened
     app = await TableApp.open(store_url, reviewer_token=reviewer_token)
     try:
         running = await start(listen, app)
@@ -115,6 +153,13 @@ async def serve(listen: str, store_url: str, reviewer_token: str | None = None, 
     # Tests and scripts read the port from this line (it matters with port 0).
     print(f"listening on {running.address}", flush=True)
     log.info("serving", address=running.address)
+    if metrics_listen:
+        try:
+            metrics_address = start_metrics(metrics_listen)
+        except BindError:
+            await running.stop(0)
+            raise
+        print(f"metrics on http://{metrics_address}/metrics", flush=True)
 
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -40,7 +40,7 @@ async def _unary(context: grpc.aio.ServicerContext, rpc: str,
                  call: Callable[[str | None], Awaitable[T]]) -> T:
     try:
         return await call(bearer_token(context))
-    except Exception as exc:
+    except Exception as exc:  # an AppError or a bug: status_for() decides which status
         await context.abort_with_status(status_for(exc, rpc))  # raises
         raise
 

@@ -234,27 +234,38 @@ class TableApp:
         return FreshDeal()
 
     # Who is asking ---------------------------------------------------------------------------
-    def _seat_of(self, state: TableState, token: str | None) -> int:
+    async def _seat_of(self, state: TableState, token: str | None) -> int:
         """The seat whose token this is (its player may be away: a takeover bot plays)."""
         if not token:
             raise err.unauthenticated("this call needs your seat token (authorization: Bearer <token>)")
         seat = state.seat_of_token_hash(_sha256(token))
         if seat is not None:
             return seat
-        if token.split(".", 1)[0] != state.table_id or self._is_host(state, token):
-            raise err.denied("WRONG_TABLE_OR_ROLE", "this token does not hold a seat at this table")
+        if self._is_host(state, token) or await self._holds_a_seat_elsewhere(state.table_id, token):
+            raise err.denied("NOT_YOUR_SEAT", "this token does not hold a seat at this table")
         raise err.unauthenticated("unknown token")
+
+    async def _holds_a_seat_elsewhere(self, table_id: str, token: str) -> bool:
+        """A real token of another table (its id prefixes the token) or of a seat left here."""
+        other = token.split(".", 1)[0]
+        if other == table_id or not other:
+            return False
+        state = await self._load(other)
+        return state.exists and (state.seat_of_token_hash(_sha256(token)) is not None
+                                 or self._is_host(state, token))
 
     def _is_host(self, state: TableState, token: str | None) -> bool:
         return bool(token) and hmac.compare_digest(_sha256(token), state.created.host_token_hash)
 
-    def _viewer(self, state: TableState, token: str | None) -> int:
-        """A seat, or SPECTATOR when no token is given."""
-        return SPECTATOR if not token else self._seat_of(state, token)
+    async def _viewer(self, state: TableState, token: str | None) -> int:
+        """A seat, or SPECTATOR (no token, or the host's)."""
+        if not token or self._is_host(state, token):
+            return SPECTATOR
+        return await self._seat_of(state, token)
 
     # Use cases -------------------------------------------------------------------------------
     async def create_table(self, req: tpb.CreateTableRequest) -> tpb.CreateTableResponse:
-        _check_request_id(req.request_id)
+        key = _request_key(req.request_id, None)
         preset = req.preset or "classic"
         try:
             rules = rules_for(preset, dict(req.options))
@@ -278,7 +289,7 @@ class TableApp:
         if req.private:
             created.password_salt = secrets.token_bytes(16)
             created.password_hash = _scrypt(req.password, created.password_salt)
-        _, state = await self._execute(table_id, req.request_id,
+        _, state = await self._execute(table_id, key,
                                        lambda s: decide(s, CreateTable(created), self._next_deal()))
         return tpb.CreateTableResponse(table_id=table_id, host_token=host_token,
                                        table=table_view(state, SPECTATOR))
@@ -291,51 +302,68 @@ class TableApp:
         return tpb.ListTablesResponse(tables=[tpb.TableSummary.FromString(e.summary) for _, e, _ in rows])
 
     async def join_table(self, req: tpb.JoinTableRequest, token: str | None) -> tpb.JoinTableResponse:
-        _check_request_id(req.request_id)
+        key = _request_key(req.request_id, token)
         seat = _check_seat(req.seat if req.HasField("seat") else None)
+        state = await self._existing(req.table_id)
+        if token:
+            return await self._reclaim(state, token, key)
         if not 1 <= len(req.display_name) <= MAX_DISPLAY_NAME:
             raise err.invalid("display_name", f"display_name: 1 to {MAX_DISPLAY_NAME} characters")
-        state = await self._existing(req.table_id)
         created = state.created
         if created.private and not hmac.compare_digest(
                 _scrypt(req.password, created.password_salt), created.password_hash):
             raise err.denied("WRONG_PASSWORD", "wrong password for this private table")
         seat_token = self._token("seat", req.table_id, req.request_id)
         events, state = await self._execute(
-            req.table_id, req.request_id,
+            req.table_id, key,
             lambda s: decide(s, JoinSeat(seat, req.display_name, _sha256(seat_token)), self._next_deal()))
         taken = next(e.seat_joined.seat for e in events if e.HasField("seat_joined"))
         return tpb.JoinTableResponse(seat=taken, seat_token=seat_token, table=table_view(state, taken))
 
+    async def _reclaim(self, state: TableState, token: str, key: str) -> tpb.JoinTableResponse:
+        """A player who left comes back with its seat token: the takeover bot hands it back."""
+        seat = await self._seat_of(state, token)
+        _, state = await self._execute(state.table_id, key,
+                                       lambda s: decide(s, ReclaimSeat(seat), self._next_deal()))
+        return tpb.JoinTableResponse(seat=seat, seat_token=token, table=table_view(state, seat))
+
     async def add_bot(self, req: tpb.AddBotRequest, token: str | None) -> tpb.AddBotResponse:
-        _check_request_id(req.request_id)
+        key = _request_key(req.request_id, token)
         seat = _check_seat(req.seat if req.HasField("seat") else None)
         if req.level not in (0, epb.EASY, epb.NORMAL, epb.HARD):
             raise err.invalid("level", "level: EASY, NORMAL or HARD")
         state = await self._existing(req.table_id)
         if not self._is_host(state, token):
-            self._seat_of(state, token)          # any seat of the table may seat bots too
+            await self._seated(state, token)          # any player of the table may seat bots too
         level = req.level or epb.NORMAL
         events, state = await self._execute(
-            req.table_id, req.request_id, lambda s: decide(s, SeatBot(seat, level), self._next_deal()))
+            req.table_id, key, lambda s: decide(s, SeatBot(seat, level), self._next_deal()))
         taken = next(e.bot_seated.seat for e in events if e.HasField("bot_seated"))
         return tpb.AddBotResponse(seat=taken, table=table_view(state, SPECTATOR))
 
     async def leave_table(self, req: tpb.LeaveTableRequest, token: str | None) -> tpb.LeaveTableResponse:
-        _check_request_id(req.request_id)
+        key = _request_key(req.request_id, token)
         state = await self._existing(req.table_id)
-        seat = self._seat_of(state, token)
+        seat = await self._seat_of(state, token)
         if state.seats[seat].occupant != HUMAN:
             raise err.refused("NOT_SEATED", "you have already left this seat")
         level = state.created.takeover_bot_level or epb.NORMAL
         _, state = await self._execute(
-            req.table_id, req.request_id, lambda s: decide(s, LeaveSeat(seat, level), self._next_deal()))
+            req.table_id, key, lambda s: decide(s, LeaveSeat(seat, level), self._next_deal()))
         return tpb.LeaveTableResponse(table=table_view(state, seat))
+
+    async def _seated(self, state: TableState, token: str | None) -> int:
+        """The caller's seat, which it must still hold (not left to a takeover bot)."""
+        seat = await self._seat_of(state, token)
+        if state.seats[seat].occupant != HUMAN:
+            raise err.denied("SEAT_LEFT", "you left this seat and a bot plays it: "
+                                          "call JoinTable with your seat token to take it back")
+        return seat
 
     async def get_legal_actions(self, req: tpb.GetLegalActionsRequest,
                                 token: str | None) -> tpb.GetLegalActionsResponse:
         state = await self._existing(req.table_id)
-        seat = self._seat_of(state, token)
+        seat = await self._seated(state, token)
         self._kick_bots_if_due(state)
         legal = state.game.legal_actions(seat) if state.status == PLAYING else []
         return tpb.GetLegalActionsResponse(version=state.version, seat=seat,
@@ -343,31 +371,39 @@ class TableApp:
                                            actions=[action_to_pb(a) for a in legal])
 
     async def act(self, req: tpb.ActRequest, token: str | None) -> tpb.ActResponse:
-        _check_request_id(req.request_id)
+        key = _request_key(req.request_id, token)
         try:
             action = action_from_pb(req.action)
         except BadMessage as e:
             raise err.invalid(e.field, str(e)) from None
         state = await self._existing(req.table_id)
-        seat = self._seat_of(state, token)
+        seat = await self._seated(state, token)
         expected = req.expected_version if req.HasField("expected_version") else None
         events, state = await self._execute(
-            req.table_id, req.request_id,
+            req.table_id, key,
             lambda s: decide(s, Act(seat, action), self._next_deal()), expected)
-        redactor = Redactor(seat)
-        redactor.prime(state)
+        redactor = await self._redactor_before(req.table_id, seat, events[0].sequence)
         return tpb.ActResponse(version=events[-1].sequence, events=[redactor.see(e) for e in events])
+
+    async def _redactor_before(self, table_id: str, viewer: int, sequence: int) -> Redactor:
+        """A redactor that has followed the log up to ``sequence`` (exclusive)."""
+        redactor = Redactor(viewer)
+        for stored in await self.store.read(table_id, limit=sequence - 1):
+            redactor.see(decode_stored(stored))
+        return redactor
 
     async def get_table(self, req: tpb.GetTableRequest, token: str | None) -> tpb.Table:
         state = await self._existing(req.table_id)
-        viewer = self._viewer(state, token)
+        viewer = await self._viewer(state, token)
         self._kick_bots_if_due(state)
         return table_view(state, viewer)
 
     async def watch_table(self, req: tpb.WatchTableRequest,
                           token: str | None) -> AsyncIterator[epb.TableEvent]:
+        if req.from_sequence < 0:
+            raise err.invalid("from_sequence", "from_sequence: 0 or more (0 and 1 both mean from the start)")
         state = await self._existing(req.table_id)
-        viewer = self._viewer(state, token)
+        viewer = await self._viewer(state, token)
         first = max(req.from_sequence, 1)
         if first > state.version + 1:
             raise err.AppError(err.OUT_OF_RANGE, "SEQUENCE_AHEAD",
@@ -480,11 +516,15 @@ def _index_entry(state: TableState) -> TableIndexEntry:
                            summary=summary.SerializeToString(deterministic=True))
 
 
-def _check_request_id(request_id: str) -> None:
+def _request_key(request_id: str, token: str | None) -> str:
+    """What the log keeps of a request id: a hash scoped to the caller's token, so two callers'
+    ids never collide and an export does not show the id (which retrieves a JoinTable's token)."""
     if not request_id:
-        raise err.invalid("request_id", "request_id: required (a fresh UUID per request; resend it to retry)")
+        raise err.invalid("request_id", "request_id: required (a fresh random UUID per request; "
+                                        "resend the same one to retry)")
     if len(request_id) > MAX_REQUEST_ID:
         raise err.invalid("request_id", f"request_id: at most {MAX_REQUEST_ID} characters")
+    return "r:" + hashlib.sha256(f"{token or ''}|{request_id}".encode()).hexdigest()[:32]
 
 
 def _check_seat(seat: int | None) -> int | None:

@@ -78,6 +78,11 @@ class LeaveSeat:
 
 
 @dataclass(frozen=True)
+class ReclaimSeat:
+    seat: int
+
+
+@dataclass(frozen=True)
 class Act:
     seat: int
     action: object                  # a rules Bid / Declare / Play
@@ -118,6 +123,13 @@ def decide(state: TableState, command, next_deal: NextDeal) -> list[epb.TableEve
             events.append(_ev(bot_seated=epb.BotSeated(seat=command.seat, level=command.bot_level,
                                                        takeover=True)))
         return events
+    if isinstance(command, ReclaimSeat):
+        seat = state.seats[command.seat]
+        if state.status == FINISHED:
+            raise Refused("GAME_OVER", "the game is over")
+        if seat.occupant != BOT or not seat.takeover:
+            raise Refused("SEAT_NOT_LEFT", "you hold this seat already")
+        return [_ev(seat_reclaimed=epb.SeatReclaimed(seat=command.seat))]
     if isinstance(command, Act):
         return _act(state, command, next_deal)
     raise TypeError(f"not a command: {command!r}")

@@ -1,0 +1,91 @@
+"""The `belote` command: presets, demo (embedded and against a server), health."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import grpc
+import pytest
+from belote.rules.options import PRESETS, describe_choices
+from belote.v1 import table_service_pb2 as pb
+from belote.v1 import table_service_pb2_grpc
+from servers import BELOTE
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def belote(*args: str, timeout: float = 45) -> subprocess.CompletedProcess:
+    return subprocess.run([*BELOTE, *args], capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL, check=False)
+
+
+def test_presets_lists_every_preset_and_accepted_value_in_100_columns():
+    run = belote("presets")
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    headers = " ".join(line for line in lines if line.startswith("option "))
+    assert [w for w in headers.split() if w != "option"] == list(PRESETS)
+    target_rows = " ".join(line for line in lines if line.startswith("target "))
+    assert target_rows.split() == ["target", "1000", "501", "101", "1010", "1000", "target",
+                                   "1000", "1000", "1000"]
+    for name, accepted in describe_choices().items():
+        assert re.search(rf"^  {name} +{re.escape(accepted)}$", run.stdout, re.MULTILINE), name
+
+
+def _score_lines(stdout: str) -> tuple[str, int, int]:
+    *deals, table_line, score_line = stdout.splitlines()
+    assert deals and all(line.startswith("deal ") for line in deals)
+    table = re.fullmatch(r"table: (\S+)", table_line)
+    score = re.fullmatch(r"score: (\d+) - (\d+)", score_line)
+    assert table and score, stdout
+    assert deals[-1].endswith(f"totals {score[1]} - {score[2]}")
+    return table[1], int(score[1]), int(score[2])
+
+
+def test_demo_runs_its_own_server():
+    run = belote("demo", "--option", "target=150")
+    assert run.returncode == 0, run.stderr
+    _, a, b = _score_lines(run.stdout)
+    assert max(a, b) >= 150
+
+
+async def test_demo_against_a_server(server):
+    run = belote("demo", "--target", server.address, "--preset", "kamikaze",
+                 "--option", "target=300")
+    assert run.returncode == 0, run.stderr
+    table_id, a, b = _score_lines(run.stdout)
+    async with grpc.aio.insecure_channel(server.address) as channel:
+        table = await table_service_pb2_grpc.TableServiceStub(channel).GetTable(
+            pb.GetTableRequest(table_id=table_id))
+    assert table.status == pb.FINISHED and table.preset == "kamikaze"
+    assert list(table.game.totals) == [a, b]
+    assert [s.occupant for s in table.seats] == [pb.BOT] * 4
+
+
+def test_demo_reports_a_refused_option():
+    run = belote("demo", "--option", "target=lots")
+    assert run.returncode == 1
+    assert "INVALID_ARGUMENT" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_health(server):
+    run = belote("health", "--target", server.address)
+    assert (run.returncode, run.stdout.strip()) == (0, f"{server.address}: SERVING")
+    run = belote("health", "--target", server.address, "--service", "belote.v1.TableService")
+    assert run.returncode == 0
+    run = belote("health", "--target", "127.0.0.1:1", "--timeout", "1")
+    assert run.returncode == 1 and "UNAVAILABLE" in run.stderr
+
+
+def test_serve_refuses_a_bad_store_url():
+    run = belote("serve", "--listen", "127.0.0.1:0", "--store", "mysql://nope")
+    assert run.returncode == 2
+    assert "unsupported store URL" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_serve_refuses_a_busy_port(server, tmp_path):
+    run = belote("serve", "--listen", server.address, "--store", f"sqlite:///{tmp_path}/b.db")
+    assert run.returncode == 2
+    assert f"cannot listen on {server.address}" in run.stderr

@@ -1,0 +1,127 @@
+"""What an operator relies on: health, reflection, the export, and secrets kept out of logs."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import random
+import urllib.request
+
+import grpc
+import pytest
+from belote.v1 import cards_pb2, table_service_pb2_grpc
+from belote.v1 import table_service_pb2 as pb
+from google.protobuf import json_format
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from players import REVIEWER_TOKEN, bearer, new_table, rpc_error, watch
+from prometheus_client.parser import text_string_to_metric_families
+
+pytestmark = pytest.mark.timeout(60)
+PASS = cards_pb2.Action(bid=cards_pb2.Bid(is_pass=True))
+
+
+async def test_health_is_serving(server):
+    async with grpc.aio.insecure_channel(server.address) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        for service in ("", "belote.v1.TableService"):
+            reply = await health.Check(health_pb2.HealthCheckRequest(service=service))
+            assert reply.status == health_pb2.HealthCheckResponse.SERVING
+        err = await rpc_error(health.Check(health_pb2.HealthCheckRequest(service="nope.Service")))
+        assert err.code() == grpc.StatusCode.NOT_FOUND
+
+
+async def test_reflection_lists_the_service(server):
+    async with grpc.aio.insecure_channel(server.address) as channel:
+        reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
+        request = reflection_pb2.ServerReflectionRequest(list_services="")
+        replies = [r async for r in reflection.ServerReflectionInfo(iter([request]))]
+        names = {s.name for s in replies[0].list_services_response.service}
+        assert {"belote.v1.TableService", "grpc.health.v1.Health"} <= names
+        # ...and can describe it (what grpcurl does next).
+        request = reflection_pb2.ServerReflectionRequest(
+            file_containing_symbol="belote.v1.TableService")
+        replies = [r async for r in reflection.ServerReflectionInfo(iter([request]))]
+        assert replies[0].file_descriptor_response.file_descriptor_proto
+
+
+async def test_tokens_stay_out_of_logs_and_exports(server_factory):
+    proc = server_factory()
+    async with grpc.aio.insecure_channel(proc.address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        table = await new_table(stub, "classic", {"target": "200"}, humans=(0, 2),
+                                private=True, password="hunter2-password")
+        # A few refusals too: error paths are where secrets slip into logs.
+        for token in (*table.tokens.values(), table.host_token, "made-up-token"):
+            await rpc_error(stub.Act(pb.ActRequest(table_id="no-such-table", request_id="x"),
+                                     metadata=bearer(token)))
+        await table.play(random.Random("secrets"))
+
+        export = stub.ExportLog(pb.ExportLogRequest(table_id=table.table_id),
+                                metadata=bearer(REVIEWER_TOKEN))
+        lines = [line async for line in export]
+        for token in (None, table.host_token, table.tokens[0]):
+            err = await rpc_error(_drain(stub.ExportLog(
+                pb.ExportLogRequest(table_id=table.table_id),
+                metadata=bearer(token) if token else None)))
+            expected = grpc.StatusCode.UNAUTHENTICATED if token is None else \
+                grpc.StatusCode.PERMISSION_DENIED
+            assert err.code() == expected
+
+    assert proc.terminate() == 0
+    version = (lines[-1].sequence if lines else 0)
+    assert [line.sequence for line in lines] == list(range(1, version + 1))
+    assert lines[-1].event.HasField("game_ended")
+    # The export is complete (nothing redacted): decks, salts and hashes are all there.
+    deals = [line.event.deal_started for line in lines if line.event.HasField("deal_started")]
+    assert deals and all(len(d.deck) == 32 and d.salt for d in deals)
+    assert lines[0].event.table_created.password_hash
+    assert all(line.hash and line.prev_hash for line in lines)
+    assert all(line.prev_hash == before.hash for before, line in itertools.pairwise(lines))
+
+    exported = "\n".join(json_format.MessageToJson(line) for line in lines)
+    raw = b"".join(line.SerializeToString() for line in lines)
+    logs = proc.output()
+    assert "listening on" in logs
+    secrets = [*table.tokens.values(), table.host_token, REVIEWER_TOKEN, "hunter2-password"]
+    for secret in secrets:
+        assert secret not in exported and secret.encode() not in raw
+        assert secret not in logs
+        # Nor the part after the table id (tokens are "<table id>.<secret>").
+        tail = secret.rsplit(".", 1)[-1]
+        assert tail not in logs and tail not in exported
+
+
+async def _drain(call):
+    return [item async for item in call]
+
+
+
+async def test_metrics_count_rpcs_by_method_and_code(server, stub):
+    table = await new_table(stub, "classic", {"target": "200"})
+    await rpc_error(table.act((await table.view()).game.to_act ^ 1, PASS))  # not your turn
+    await rpc_error(stub.GetTable(pb.GetTableRequest(table_id="no-such-table")))
+    await watch(stub, table.table_id, count=3)
+    samples = await asyncio.to_thread(_scrape, server.metrics_url)
+    rpc = {"grpc_service": "belote.v1.TableService"}
+    for method, code in (("Act", "FAILED_PRECONDITION"), ("GetTable", "NOT_FOUND"),
+                         ("GetTable", "OK"), ("JoinTable", "OK"), ("WatchTable", "CANCELLED")):
+        kind = "server_stream" if method == "WatchTable" else "unary"
+        labels = {**rpc, "grpc_type": kind, "grpc_method": method, "grpc_code": code}
+        assert _value(samples, "grpc_server_handled_total", labels) >= 1, (method, code)
+    stream = {**rpc, "grpc_type": "server_stream", "grpc_method": "WatchTable"}
+    assert _value(samples, "grpc_server_msg_sent_total", stream) >= 3
+    assert _value(samples, "belote_store_up", {}) == 1
+    assert _value(samples, "belote_events_appended_total", {"type": "seat_joined"}) >= 4
+
+
+def _value(samples, name: str, labels: dict) -> float:
+    found = [s.value for s in samples if s.name == name and labels.items() <= s.labels.items()]
+    assert found, f"no {name} {labels}"
+    return sum(found)
+
+
+def _scrape(url: str) -> list:
+    with urllib.request.urlopen(url, timeout=5) as reply:
+        text = reply.read().decode()
+    return [s for family in text_string_to_metric_families(text) for s in family.samples]
