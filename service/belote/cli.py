@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import os
 import sys
 import tempfile
 import uuid
 
-import structlog
+from belote.observability import configure_logging
 
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_STORE = "sqlite:///./belote.db"
@@ -25,35 +24,6 @@ def _env(name: str, default: str | None = None) -> str | None:
     return os.environ.get(name) or default
 
 
-def configure_logging(level: str = "info", fmt: str = "console", stream=None) -> None:
-    """Log lines on stderr: JSON objects (`json`) or readable text (`console`).
-
-    stdout is kept for what a command prints (``listening on``, the demo's scores). The standard
-    logging of grpc and asyncio is rendered the same way, so a log collector sees one format.
-    """
-    stream = stream or sys.stderr
-    renderer = (structlog.processors.JSONRenderer() if fmt == "json"
-                else structlog.dev.ConsoleRenderer(colors=False))
-    shared = [structlog.contextvars.merge_contextvars, structlog.processors.add_log_level,
-              structlog.processors.TimeStamper(fmt="iso", utc=True)]
-    number = logging.getLevelNamesMapping()[level.upper()]
-    structlog.configure(
-        # format_exc_info: tracebacks as plain text, never with local variables (secrets).
-        processors=[*shared, structlog.processors.format_exc_info, renderer],
-        wrapper_class=structlog.make_filtering_bound_logger(number),
-        logger_factory=structlog.PrintLoggerFactory(stream),
-        cache_logger_on_first_use=True,
-    )
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(structlog.stdlib.ProcessorFormatter(
-        foreign_pre_chain=[*shared, structlog.stdlib.add_logger_name],
-        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta,
-                    structlog.processors.format_exc_info, renderer]))
-    logging.basicConfig(handlers=[handler], level=number, force=True)
-    for noisy in ("grpc", "asyncio"):  # their debug lines are about their own plumbing
-        logging.getLogger(noisy).setLevel(max(logging.INFO, number))
-
-
 # ---------------------------------------------------------------------------------------- serve
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -62,6 +32,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     try:
         return asyncio.run(serve(args.listen, args.store, args.reviewer_token, grace=args.grace,
+                                 disconnect_grace=args.disconnect_grace,
                                  metrics_listen=args.metrics_listen or None))
     except (BindError, StoreError) as exc:
         print(f"belote serve: {exc}", file=sys.stderr)
@@ -227,10 +198,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--log-level", default=_env("BELOTE_LOG_LEVEL", "info"),
                         choices=["debug", "info", "warning", "error"],
                         help="log level (env BELOTE_LOG_LEVEL; default info)")
-    parser.add_argument("--log-format", default=_env("BELOTE_LOG_FORMAT", "console"),
+    parser.add_argument("--log-format", default=_env("BELOTE_LOG_FORMAT"),
                         choices=["console", "json"],
-                        help="logs on stderr as readable lines or one JSON object a line "
-                             "(env BELOTE_LOG_FORMAT; default console)")
+                        help="one JSON object a line or readable lines (env BELOTE_LOG_FORMAT; "
+                             "default: json for serve, console for the other commands)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = commands.add_parser("serve", help="run the gRPC server")
@@ -249,6 +220,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--grace", type=float, default=float(_env("BELOTE_GRACE", "5")),
                        help="seconds in-flight calls get to finish on SIGTERM (env BELOTE_GRACE; "
                             "default 5)")
+    serve.add_argument("--disconnect-grace", type=float,
+                       default=float(_env("BELOTE_DISCONNECT_GRACE", "60")),
+                       help="seconds a seated player's watch stream may stay gone before a bot "
+                            "takes the seat (env BELOTE_DISCONNECT_GRACE; default 60)")
     serve.set_defaults(run=cmd_serve)
 
     demo = commands.add_parser("demo", help="play a game of four bots and print its score")
@@ -275,7 +250,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    configure_logging(args.log_level, args.log_format)
+    # The server logs on stdout (what a container runtime collects); the other commands keep
+    # stdout for what they print and log on stderr.
+    serving = args.command == "serve"
+    configure_logging(args.log_level, args.log_format or ("json" if serving else "console"),
+                      sys.stdout if serving else sys.stderr)
     return args.run(args)
 
 

@@ -49,19 +49,30 @@ METRIC_NAMES = (
 )
 
 
-def configure_logging(level: str = "info", fmt: str = "json") -> None:
-    """structlog to stdout: JSON lines (one object per line) or a console renderer."""
+def configure_logging(level: str = "info", fmt: str = "console", stream=None) -> None:
+    """Log lines on ``stream`` (default stderr): JSON objects (`json`) or readable text (`console`).
+
+    The standard logging of grpc and asyncio is rendered the same way, so a log collector sees
+    one format. Tracebacks are plain text, never with local variables (they could hold secrets).
+    """
+    stream = stream or sys.stderr
     renderer = (structlog.processors.JSONRenderer() if fmt == "json"
                 else structlog.dev.ConsoleRenderer(colors=False))
+    shared = [structlog.contextvars.merge_contextvars, structlog.processors.add_log_level,
+              structlog.processors.TimeStamper(fmt="iso", utc=True)]
+    number = logging.getLevelNamesMapping()[level.upper()]
     structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,
-            renderer,
-        ],
-        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),
-        logger_factory=structlog.PrintLoggerFactory(sys.stdout),
+        # format_exc_info: tracebacks as plain text, never with local variables (secrets).
+        processors=[*shared, structlog.processors.format_exc_info, renderer],
+        wrapper_class=structlog.make_filtering_bound_logger(number),
+        logger_factory=structlog.PrintLoggerFactory(stream),
         cache_logger_on_first_use=True,
     )
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=[*shared, structlog.stdlib.add_logger_name],
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                    structlog.processors.format_exc_info, renderer]))
+    logging.basicConfig(handlers=[handler], level=number, force=True)
+    for noisy in ("grpc", "asyncio"):  # their debug lines are about their own plumbing
+        logging.getLogger(noisy).setLevel(max(logging.INFO, number))

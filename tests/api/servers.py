@@ -23,8 +23,10 @@ class ServerProcess:
     across restarts so a test can search everything the server ever printed.
     """
 
-    def __init__(self, workdir: Path, reviewer_token: str | None = REVIEWER_TOKEN):
+    def __init__(self, workdir: Path, reviewer_token: str | None = REVIEWER_TOKEN,
+                 extra_args: tuple[str, ...] = ()):
         self.workdir = workdir
+        self.extra_args = extra_args
         self.store_url = f"sqlite:///{workdir / 'belote.db'}"  # absolute path: four slashes
         self.reviewer_token = reviewer_token
         self.proc: subprocess.Popen | None = None
@@ -42,6 +44,7 @@ class ServerProcess:
                "--metrics-listen", "127.0.0.1:0", "--store", self.store_url, "--grace", "3"]
         if self.reviewer_token:
             cmd += ["--reviewer-token", self.reviewer_token]
+        cmd += self.extra_args
         env = {k: v for k, v in os.environ.items() if not k.startswith("BELOTE_")}
         with open(out, "wb") as o, open(err, "wb") as e:
             self.proc = subprocess.Popen(cmd, stdout=o, stderr=e, stdin=subprocess.DEVNULL,

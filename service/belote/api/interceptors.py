@@ -1,5 +1,6 @@
 """The standard gRPC server metrics (grpc_server_*, as go-grpc-prometheus names them) for every
-RPC of every service on the server, health and reflection included.
+RPC of every service on the server, health and reflection included, and one log line per RPC
+(method, code, duration, table id, seat, request id hash).
 
 Labels are the RPC's type, service and method and the status code: nothing per table or player.
 """
@@ -7,16 +8,23 @@ Labels are the RPC's type, service and method and the status code: nothing per t
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import inspect
 import time
 
 import grpc
+import structlog
 
 from belote import observability as metrics
+
+log = structlog.get_logger("belote.rpc")
 
 
 def _code_name(context: grpc.aio.ServicerContext, failed: BaseException | None) -> str:
     if isinstance(failed, (asyncio.CancelledError, GeneratorExit)):
+        remaining = context.time_remaining()
+        if remaining is not None and remaining <= 0:
+            return "DEADLINE_EXCEEDED"
         return "CANCELLED"  # the client went away (or the server stopped the call)
     code = context.code()  # set by abort() and set_code(); None when the handler just returned
     if code is None:
@@ -50,8 +58,27 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):
         return handler  # streaming requests (reflection): served, not measured
 
 
+def _begin(request, labels) -> None:
+    """Start the RPC's log context; the app adds the caller's seat to it."""
+    structlog.contextvars.clear_contextvars()
+    request_id = getattr(request, "request_id", "")
+    structlog.contextvars.bind_contextvars(
+        table_id=getattr(request, "table_id", "") or None,
+        # A hash: the id itself retrieves a JoinTable's seat token.
+        request_id=hashlib.sha256(request_id.encode()).hexdigest()[:16] if request_id else None)
+
+
+def _end(labels, code: str, started: float) -> None:
+    elapsed = time.perf_counter() - started
+    metrics.GRPC_HANDLED.labels(*labels, code).inc()
+    metrics.GRPC_HANDLING.labels(*labels).observe(elapsed)
+    log.info("rpc", method=labels[2], code=code, duration_ms=round(elapsed * 1000, 3))
+    structlog.contextvars.clear_contextvars()
+
+
 def _unary(behavior, labels):
     async def call(request, context):
+        _begin(request, labels)
         metrics.GRPC_STARTED.labels(*labels).inc()
         metrics.GRPC_MSG_RECEIVED.labels(*labels).inc()
         started, failed = time.perf_counter(), None
@@ -61,13 +88,13 @@ def _unary(behavior, labels):
             failed = exc
             raise
         finally:
-            metrics.GRPC_HANDLED.labels(*labels, _code_name(context, failed)).inc()
-            metrics.GRPC_HANDLING.labels(*labels).observe(time.perf_counter() - started)
+            _end(labels, _code_name(context, failed), started)
     return call
 
 
 def _server_stream(behavior, labels):
     async def call(request, context):
+        _begin(request, labels)
         metrics.GRPC_STARTED.labels(*labels).inc()
         metrics.GRPC_MSG_RECEIVED.labels(*labels).inc()
         sent = metrics.GRPC_MSG_SENT.labels(*labels)
@@ -80,6 +107,5 @@ def _server_stream(behavior, labels):
             failed = exc
             raise
         finally:
-            metrics.GRPC_HANDLED.labels(*labels, _code_name(context, failed)).inc()
-            metrics.GRPC_HANDLING.labels(*labels).observe(time.perf_counter() - started)
+            _end(labels, _code_name(context, failed), started)
     return call

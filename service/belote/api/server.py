@@ -139,12 +139,14 @@ def start_metrics(listen: str) -> str:
 
 
 async def serve(listen: str, store_url: str, reviewer_token: str | None = None, *,
+                disconnect_grace: float = 60.0,
                 grace: float = 5.0, metrics_listen: str | None = None) -> int:
     """``belote serve``: run until SIGTERM or SIGINT, then stop gracefully. Returns the exit code."""
     from belote.app.tables import TableApp  # the app pulls in the store and the rules
 
     split_address(listen)  # a malformed address fails before the store is opened
-    app = await TableApp.open(store_url, reviewer_token=reviewer_token)
+    app = await TableApp.open(store_url, reviewer_token=reviewer_token,
+                              disconnect_grace_s=disconnect_grace)
     try:
         running = await start(listen, app)
     except BaseException:

@@ -43,8 +43,11 @@ from belote.table.codec import (
 from belote.table.decide import (
     Act,
     CreateTable,
+    Disconnect,
     JoinSeat,
     LeaveSeat,
+    ReclaimSeat,
+    Reconnect,
     Refused,
     SeatBot,
     decide,
@@ -64,6 +67,7 @@ MAX_DISPLAY_NAME = 32
 CACHE_TABLES = 4096
 RETRIES = 8
 WATCH_POLL_S = 0.5
+DISCONNECT_GRACE_S = 60.0
 
 
 def _now_us() -> int:
@@ -79,8 +83,12 @@ def _scrypt(password: str, salt: bytes) -> bytes:
 
 
 class TableApp:
-    def __init__(self, store, secret: bytes, reviewer_token: str | None = None):
+    def __init__(self, store, secret: bytes, reviewer_token: str | None = None,
+                 disconnect_grace_s: float = DISCONNECT_GRACE_S):
         self.store = store
+        self.disconnect_grace_s = disconnect_grace_s
+        self._streams: dict[tuple[str, int], int] = {}     # (table, seat) -> open watch streams here
+        self._background: set[asyncio.Task] = set()
         self._secret = secret
         self._reviewer_hash = _sha256(reviewer_token) if reviewer_token else None
         self._states: OrderedDict[str, TableState] = OrderedDict()
@@ -89,15 +97,17 @@ class TableApp:
         self._closing = asyncio.Event()
 
     @classmethod
-    async def open(cls, store_url: str, *, reviewer_token: str | None = None) -> TableApp:
+    async def open(cls, store_url: str, *, reviewer_token: str | None = None,
+                   disconnect_grace_s: float = DISCONNECT_GRACE_S) -> TableApp:
         store = open_store(store_url)
-        return cls(store, await store.server_secret(), reviewer_token)
+        return cls(store, await store.server_secret(), reviewer_token, disconnect_grace_s)
 
     async def close(self) -> None:
         self.shutdown()
-        for task in list(self._bot_tasks.values()):
+        tasks = [*self._bot_tasks.values(), *self._background]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._bot_tasks.values(), return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         await self.store.close()
 
     async def ready(self) -> bool:
@@ -108,9 +118,55 @@ class TableApp:
             return False
 
     async def resume(self) -> None:
-        """After a start: bots whose turn it is on tables in progress play on."""
+        """After a start: bots whose turn it is on tables in progress play on, and the disconnect
+        deadlines written in the logs are enforced from now on."""
         for table_id, _entry, _version in await self.store.list_index(status=PLAYING, limit=100_000):
             self._kick_bots(table_id)
+        self._spawn(self._enforce_deadlines_forever())
+
+    def _spawn(self, coroutine) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    # Disconnects: a deadline is the time of a SeatDisconnected event plus the grace, so any
+    # replica, before or after a restart, enforces it the same way.
+    async def enforce_deadlines(self, now_us: int | None = None) -> int:
+        """Seat a takeover bot wherever a disconnected player's grace ran out; returns how many."""
+        now_us = now_us or _now_us()
+        taken = 0
+        for table_id, _entry, _version in await self.store.list_index(status=PLAYING, limit=100_000):
+            state = await self._load(table_id)
+            for seat, s in enumerate(state.seats):
+                if s.occupant == HUMAN and s.disconnected_at_us and \
+                        now_us - s.disconnected_at_us >= self.disconnect_grace_s * 1e6:
+                    level = state.created.takeover_bot_level or epb.NORMAL
+                    command = LeaveSeat(seat, level, epb.DISCONNECTED)
+                    try:
+                        await self._execute(table_id, f"grace-{seat}-{state.version}",
+                                            lambda st, c=command: decide(st, c, self._next_deal()),
+                                            state.version)
+                        taken += 1
+                    except err.AppError:
+                        pass      # another replica (or the player) moved first; next sweep sees it
+        return taken
+
+    async def _enforce_deadlines_forever(self) -> None:
+        every = min(max(self.disconnect_grace_s / 4, 0.2), 15.0)
+        while not self._closing.is_set():
+            try:
+                await self.enforce_deadlines()
+            except (StoreError, err.AppError) as e:
+                log.warning("disconnect sweep failed", error=str(e))
+            await asyncio.sleep(every)
+
+    async def _presence(self, table_id: str, seat: int, command) -> None:
+        """Append a (dis)connection if the table still wants it; a refusal means it does not."""
+        try:
+            await self._execute(table_id, f"presence-{seat}-{_now_us()}",
+                                lambda st: decide(st, command, self._next_deal()))
+        except (err.AppError, StoreError):
+            pass
 
     def shutdown(self) -> None:
         self._closing.set()
@@ -240,6 +296,7 @@ class TableApp:
             raise err.unauthenticated("this call needs your seat token (authorization: Bearer <token>)")
         seat = state.seat_of_token_hash(_sha256(token))
         if seat is not None:
+            structlog.contextvars.bind_contextvars(seat=seat)
             return seat
         if self._is_host(state, token) or await self._holds_a_seat_elsewhere(state.table_id, token):
             raise err.denied("NOT_YOUR_SEAT", "this token does not hold a seat at this table")
@@ -411,6 +468,11 @@ class TableApp:
         redactor = Redactor(viewer)
         seen = 0
         metrics.WATCH_STREAMS.inc()
+        stream_key = (req.table_id, viewer)
+        if viewer >= 0:
+            self._streams[stream_key] = self._streams.get(stream_key, 0) + 1
+            if state.seats[viewer].disconnected_at_us:
+                await self._presence(req.table_id, viewer, Reconnect(viewer))
         try:
             while not self._closing.is_set():
                 for stored in await self.store.read(req.table_id, after_sequence=seen):
@@ -421,6 +483,12 @@ class TableApp:
                 await self.store.wait_for_append(req.table_id, seen, timeout=WATCH_POLL_S)
         finally:
             metrics.WATCH_STREAMS.dec()
+            if viewer >= 0:
+                self._streams[stream_key] -= 1
+                if not self._streams[stream_key]:
+                    del self._streams[stream_key]
+                    if not self._closing.is_set():
+                        self._spawn(self._presence(req.table_id, viewer, Disconnect(viewer)))
 
     async def export_log(self, req: tpb.ExportLogRequest, token: str | None) -> AsyncIterator[epb.LoggedEvent]:
         if not token:

@@ -75,6 +75,17 @@ class SeatBot:
 class LeaveSeat:
     seat: int
     bot_level: int
+    reason: int = epb.LEFT          # or DISCONNECTED: its grace ran out
+
+
+@dataclass(frozen=True)
+class Disconnect:
+    seat: int
+
+
+@dataclass(frozen=True)
+class Reconnect:
+    seat: int
 
 
 @dataclass(frozen=True)
@@ -118,11 +129,22 @@ def decide(state: TableState, command, next_deal: NextDeal) -> list[epb.TableEve
     if isinstance(command, LeaveSeat):
         if state.status == FINISHED:
             raise Refused("GAME_OVER", "the game is over")
-        events = [_ev(seat_left=epb.SeatLeft(seat=command.seat, reason=epb.LEFT))]
+        if state.seats[command.seat].occupant != HUMAN:
+            raise Refused("NOT_SEATED", "this seat was already left")
+        events = [_ev(seat_left=epb.SeatLeft(seat=command.seat, reason=command.reason))]
         if state.status == PLAYING:      # a bot takes the seat at once
             events.append(_ev(bot_seated=epb.BotSeated(seat=command.seat, level=command.bot_level,
                                                        takeover=True)))
         return events
+    if isinstance(command, Disconnect):
+        seat = state.seats[command.seat]
+        if state.status != PLAYING or seat.occupant != HUMAN or seat.disconnected_at_us:
+            raise Refused("NOT_CONNECTED", "this seat is not connected")
+        return [_ev(seat_disconnected=epb.SeatDisconnected(seat=command.seat))]
+    if isinstance(command, Reconnect):
+        if not state.seats[command.seat].disconnected_at_us:
+            raise Refused("NOT_DISCONNECTED", "this seat is connected")
+        return [_ev(seat_connected=epb.SeatConnected(seat=command.seat))]
     if isinstance(command, ReclaimSeat):
         seat = state.seats[command.seat]
         if state.status == FINISHED:

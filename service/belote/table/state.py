@@ -29,6 +29,7 @@ class Seat:
     player_id: str = ""
     bot_level: int = 0               # BotLevel of the bot playing it, if any
     takeover: bool = False           # a bot plays for a human who left
+    disconnected_at_us: int = 0      # when its last watch stream closed (0: connected)
 
 
 @dataclass
@@ -73,6 +74,8 @@ def evolve(state: TableState, event: epb.TableEvent) -> TableState:
     kind = event.WhichOneof("body")
     body = getattr(event, kind)
     state.version = event.sequence
+    if kind == "seat_disconnected":     # the one handler that needs the event's time
+        state.seats[body.seat].disconnected_at_us = event.time.ToMicroseconds() or 1
     handler = _HANDLERS.get(kind)
     if handler:
         handler(state, body)
@@ -114,7 +117,11 @@ def _bot(state: TableState, e: epb.BotSeated) -> None:
 
 def _reclaimed(state: TableState, e: epb.SeatReclaimed) -> None:
     seat = state.seats[e.seat]
-    seat.occupant, seat.bot_level, seat.takeover = HUMAN, 0, False
+    seat.occupant, seat.bot_level, seat.takeover, seat.disconnected_at_us = HUMAN, 0, False, 0
+
+
+def _connected(state: TableState, e: epb.SeatConnected) -> None:
+    state.seats[e.seat].disconnected_at_us = 0
 
 
 def _game_started(state: TableState, e: epb.GameStarted) -> None:
@@ -157,7 +164,7 @@ def _game_ended(state: TableState, e: epb.GameEnded) -> None:
 
 _HANDLERS = {
     "table_created": _created, "seat_joined": _joined, "seat_left": _left, "bot_seated": _bot,
-    "seat_reclaimed": _reclaimed, "game_started": _game_started, "deal_started": _deal_started,
+    "seat_reclaimed": _reclaimed, "seat_connected": _connected, "game_started": _game_started, "deal_started": _deal_started,
     "bid_made": _bid, "announcement_declared": _declared, "card_played": _card,
     "deal_scored": _scored, "game_ended": _game_ended,
 }
