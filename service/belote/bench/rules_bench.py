@@ -78,6 +78,11 @@ def legal_cards_rate(seconds: float = 2.0, seed: int = 2) -> float:
     return calls / (time.perf_counter() - start)
 
 
+def run() -> list[tuple[str, float, str]]:
+    return [("rules_random_deals_per_s", random_deals(), "deals/s"),
+            ("legal_cards_per_s", legal_cards_rate(), "calls/s")]
+
+
 if __name__ == "__main__":
-    print(f"bench: rules_random_deals_per_s {random_deals():.0f} deals/s")
-    print(f"bench: legal_cards_per_s {legal_cards_rate():.0f} calls/s")
+    for name, value, unit in run():
+        print(f"bench: {name} {value:.0f} {unit}")
