@@ -160,6 +160,16 @@ def _select_version(c: sqlite3.Connection, table_id: str) -> int:
                      (table_id,)).fetchone()[0]
 
 
+def _select_versions(c: sqlite3.Connection, table_ids: list[str]) -> dict[str, int]:
+    versions: dict[str, int] = {}
+    for i in range(0, len(table_ids), 500):       # SQLite's bound-parameter limit
+        chunk = table_ids[i:i + 500]
+        marks = ",".join("?" * len(chunk))
+        versions.update(c.execute(f"SELECT table_id, max(sequence) FROM events WHERE table_id IN ({marks})"
+                                  " GROUP BY table_id", chunk).fetchall())
+    return versions
+
+
 def _select_head(c: sqlite3.Connection, table_id: str) -> tuple[int, bytes]:
     """(version, hash of the last event) -- what the next event chains onto."""
     row = c.execute("SELECT sequence, hash FROM events WHERE table_id = ?"
@@ -171,8 +181,8 @@ class SqliteEventStore(EventStore):
     def __init__(self, path: str | Path, *, poll_interval: float = 0.5):
         """Open (creating the file and its directory if needed) and migrate.
 
-        Blocking, meant for startup. `poll_interval`: how often a waiting
-        `wait_for_append` re-reads the version to see other processes' appends.
+        Blocking, meant for startup. `poll_interval`: how often the versions of the
+        tables someone waits on are re-read, to see other processes' appends.
         """
         self.path = str(path)
         self.poll_interval = poll_interval
@@ -182,6 +192,9 @@ class SqliteEventStore(EventStore):
         # fresh Event. Weak values: an entry lives only while someone waits.
         self._signals: weakref.WeakValueDictionary[str, asyncio.Event] = (
             weakref.WeakValueDictionary())
+        self._waiting: dict[str, int] = {}      # table -> waiters, for the shared poller
+        self._known: dict[str, int] = {}        # table -> version the waiters last read
+        self._poller: asyncio.Task | None = None
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="store-sqlite-writer")
         self._reader = ThreadPoolExecutor(1, thread_name_prefix="store-sqlite-reader")
         self._wconn: sqlite3.Connection | None = None
@@ -354,23 +367,48 @@ class SqliteEventStore(EventStore):
     async def wait_for_append(self, table_id: str, after_sequence: int,
                               timeout: float | None) -> int:
         deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            # Take the signal BEFORE reading the version: an append committed
-            # after the read sets this very Event, so it cannot be missed.
-            signal = self._signals.get(table_id)
-            if signal is None:
-                signal = self._signals[table_id] = asyncio.Event()
-            version = await self.version(table_id)
-            if version > after_sequence:
-                return version
-            wait = self.poll_interval  # re-check: another process may write the file
-            if deadline is not None:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
+        self._waiting[table_id] = self._waiting.get(table_id, 0) + 1
+        self._start_poller()
+        try:
+            while True:
+                # Take the signal BEFORE reading the version: an append committed
+                # after the read sets this very Event, so it cannot be missed.
+                signal = self._signals.get(table_id)
+                if signal is None:
+                    signal = self._signals[table_id] = asyncio.Event()
+                version = await self.version(table_id)
+                self._known[table_id] = version
+                if version > after_sequence:
                     return version
-                wait = min(wait, remaining)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(signal.wait(), wait)
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return version
+                # Woken by our own appends at once, by other processes' via the poller.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(signal.wait(), remaining)
+        finally:
+            self._waiting[table_id] -= 1
+            if not self._waiting[table_id]:
+                del self._waiting[table_id]
+                self._known.pop(table_id, None)
+
+    def _start_poller(self) -> None:
+        if self._poller is None or self._poller.done():
+            self._poller = asyncio.get_running_loop().create_task(self._poll_other_writers())
+
+    async def _poll_other_writers(self) -> None:
+        """One query per interval for every waited-on table (not one per waiter): wakes the
+        tables another process appended to. Ends when nobody waits."""
+        while self._waiting and not self._closed:
+            await asyncio.sleep(self.poll_interval)
+            tables = list(self._waiting)
+            try:
+                versions = await self._run(self._reader, _select_versions, self._rconn, tables)
+            except StoreUnavailable:
+                versions = {}
+            for table_id in tables:
+                if versions.get(table_id, 0) != self._known.get(table_id, 0):
+                    self._wake(table_id)
 
     async def ping(self) -> None:
         await self._run(self._reader, lambda: self._rconn.execute("SELECT 1").fetchone())
