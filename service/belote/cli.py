@@ -245,6 +245,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="service to check (default: the whole server)")
     health.add_argument("--timeout", type=float, default=5.0, help="seconds (default 5)")
     health.set_defaults(run=cmd_health)
+
+    from belote.load.report import add_commands as add_load
+    add_load(commands, _env)
     return parser
 
 

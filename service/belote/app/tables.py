@@ -436,16 +436,20 @@ class TableApp:
         state = await self._existing(req.table_id)
         seat = await self._seated(state, token)
         expected = req.expected_version if req.HasField("expected_version") else None
-        events, state = await self._execute(
+        events, _ = await self._execute(
             req.table_id, key,
             lambda s: decide(s, Act(seat, action), self._next_deal()), expected)
-        redactor = await self._redactor_before(req.table_id, seat, events[0].sequence)
+        redactor = await self._redactor_before(state, seat, events[0].sequence)
         return tpb.ActResponse(version=events[-1].sequence, events=[redactor.see(e) for e in events])
 
-    async def _redactor_before(self, table_id: str, viewer: int, sequence: int) -> Redactor:
-        """A redactor that has followed the log up to ``sequence`` (exclusive)."""
+    async def _redactor_before(self, state: TableState, viewer: int, sequence: int) -> Redactor:
+        """A redactor that has followed the log up to ``sequence`` (exclusive): primed from
+        ``state`` when that is where the log stood, else (a retry, a race) by reading the log."""
         redactor = Redactor(viewer)
-        for stored in await self.store.read(table_id, limit=sequence - 1):
+        if state.version == sequence - 1:
+            redactor.prime(state)
+            return redactor
+        for stored in await self.store.read(state.table_id, limit=sequence - 1):
             redactor.see(decode_stored(stored))
         return redactor
 

@@ -222,7 +222,9 @@ class SqliteEventStore(EventStore):
         except sqlite3.DatabaseError as e:  # locked, I/O error, disk full, corrupt...
             raise StoreUnavailable(f"sqlite: {e}") from e
 
-    def _wake(self, table_id: str) -> None:
+    def _wake(self, table_id: str, version: int = 0) -> None:
+        if table_id in self._waiting:
+            self._known[table_id] = max(self._known.get(table_id, 0), version)
         signal = self._signals.pop(table_id, None)
         if signal is not None:
             signal.set()
@@ -308,7 +310,7 @@ class SqliteEventStore(EventStore):
             raise
         # Wake waiters from here, not from the awaiting coroutine: the commit
         # happened even if that coroutine gets cancelled meanwhile.
-        loop.call_soon_threadsafe(self._wake, table_id)
+        loop.call_soon_threadsafe(self._wake, table_id, stored[-1].sequence)
         return AppendResult(tuple(stored), False)
 
     async def read(self, table_id: str, after_sequence: int = 0,
@@ -370,14 +372,20 @@ class SqliteEventStore(EventStore):
         self._waiting[table_id] = self._waiting.get(table_id, 0) + 1
         self._start_poller()
         try:
+            read = False
             while True:
                 # Take the signal BEFORE reading the version: an append committed
                 # after the read sets this very Event, so it cannot be missed.
                 signal = self._signals.get(table_id)
                 if signal is None:
                     signal = self._signals[table_id] = asyncio.Event()
-                version = await self.version(table_id)
-                self._known[table_id] = version
+                if self._closed:
+                    raise StoreUnavailable("the store is closed")
+                if not read:   # once; after that, whoever wakes us says the new version
+                    version = await self.version(table_id)
+                    self._known[table_id] = max(self._known.get(table_id, 0), version)
+                    read = True
+                version = self._known[table_id]
                 if version > after_sequence:
                     return version
                 remaining = None if deadline is None else deadline - time.monotonic()
@@ -407,8 +415,8 @@ class SqliteEventStore(EventStore):
             except StoreUnavailable:
                 versions = {}
             for table_id in tables:
-                if versions.get(table_id, 0) != self._known.get(table_id, 0):
-                    self._wake(table_id)
+                if versions.get(table_id, 0) > self._known.get(table_id, 0):
+                    self._wake(table_id, versions[table_id])
 
     async def ping(self) -> None:
         await self._run(self._reader, lambda: self._rconn.execute("SELECT 1").fetchone())

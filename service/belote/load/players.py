@@ -1,0 +1,155 @@
+"""Scripted tables: four seats, one connection each, each watching its stream and acting on its
+turn (its last legal action: a take rather than a pass). Measures Act latency, stream lag and cards played."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from dataclasses import dataclass, field
+
+import grpc
+
+from belote.v1 import table_service_pb2 as pb
+from belote.v1 import table_service_pb2_grpc as tgrpc
+
+
+@dataclass
+class LoadStats:
+    act_latencies: list[float] = field(default_factory=list)      # seconds
+    # (table, sequence) -> arrival times (unix s) at each seat, and the event's time
+    arrivals: dict[tuple[str, int], list[float]] = field(default_factory=dict)
+    event_times: dict[tuple[str, int], float] = field(default_factory=dict)
+    cards: int = 0
+    errors: int = 0
+    error_kinds: dict[str, int] = field(default_factory=dict)
+
+    def error(self, what: str) -> None:
+        self.errors += 1
+        self.error_kinds[what] = self.error_kinds.get(what, 0) + 1
+
+    def stream_lags(self) -> list[float]:
+        """Per event seen by all four seats: last arrival minus the time it was appended."""
+        return [max(times) - self.event_times[key] for key, times in self.arrivals.items()
+                if len(times) == 4]
+
+
+def _rid() -> str:
+    return uuid.uuid4().hex
+
+
+class Seat:
+    def __init__(self, target: str, table_id: str, seat: int, stats: LoadStats, stop: asyncio.Event):
+        self.channel = grpc.aio.insecure_channel(target)
+        self.stub = tgrpc.TableServiceStub(self.channel)
+        self.table_id, self.seat, self.stats, self.stop = table_id, seat, stats, stop
+        self.auth: tuple = ()
+        self.to_act = -1
+        self.dealer = 0
+        self.turn_changed = asyncio.Event()
+
+    async def join(self) -> None:
+        reply = await self.stub.JoinTable(pb.JoinTableRequest(
+            table_id=self.table_id, seat=self.seat, display_name=f"load{self.seat}", request_id=_rid()))
+        self.auth = (("authorization", f"Bearer {reply.seat_token}"),)
+
+    async def watch(self, measuring: dict, ready: asyncio.Event) -> None:
+        """The seat's stream; arrivals are recorded only while measuring."""
+        call = self.stub.WatchTable(pb.WatchTableRequest(table_id=self.table_id), metadata=self.auth)
+        ready.set()
+        try:
+            async for event in call:
+                if measuring["on"]:
+                    key = (self.table_id, event.sequence)
+                    self.stats.arrivals.setdefault(key, []).append(time.time())
+                    self.stats.event_times.setdefault(key, event.time.ToMicroseconds() / 1e6)
+                    if event.HasField("card_played") and self.seat == 0:
+                        self.stats.cards += 1
+                self._follow(event)
+        except grpc.aio.AioRpcError as e:
+            if not self.stop.is_set():
+                self.stats.error(f"watch {e.code().name}")
+        finally:
+            call.cancel()
+
+    def _follow(self, event) -> None:
+        """Who acts next, from the stream alone."""
+        kind = event.WhichOneof("body")
+        if kind == "deal_started":
+            self.dealer = event.deal_started.dealer
+            self.to_act = (self.dealer + 1) & 3
+        elif kind == "bid_made":
+            self.to_act = (event.bid_made.seat + 1) & 3
+        elif kind == "contract_settled":
+            self.to_act = (self.dealer + 1) & 3
+        elif kind == "card_played":
+            self.to_act = (event.card_played.seat + 1) & 3
+        elif kind == "trick_won":
+            self.to_act = event.trick_won.winner
+        elif kind == "game_ended":
+            self.to_act = -1
+        self.turn_changed.set()
+
+    async def play(self) -> None:
+        while not self.stop.is_set():
+            await self.turn_changed.wait()
+            self.turn_changed.clear()
+            if self.to_act != self.seat:
+                continue
+            try:
+                legal = await self.stub.GetLegalActions(
+                    pb.GetLegalActionsRequest(table_id=self.table_id), metadata=self.auth)
+                if not legal.your_turn or not legal.actions:
+                    continue
+                started = time.perf_counter()
+                await self.stub.Act(pb.ActRequest(table_id=self.table_id, action=legal.actions[-1],
+                                                  request_id=_rid()), metadata=self.auth)
+                self.stats.act_latencies.append(time.perf_counter() - started)
+            except grpc.aio.AioRpcError as e:
+                if not self.stop.is_set():
+                    self.stats.error(f"act {e.code().name}")
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+
+async def run_tables(target: str, tables: int, duration: float, preset: str = "classic",
+                     warmup: float = 1.0) -> LoadStats:
+    """``tables`` tables of four scripted seats for ``duration`` seconds (after a warm-up)."""
+    stats = LoadStats()
+    stop = asyncio.Event()
+    async with grpc.aio.insecure_channel(target) as lobby:
+        stub = tgrpc.TableServiceStub(lobby)
+        ids = []
+        for _ in range(tables):
+            created = await stub.CreateTable(pb.CreateTableRequest(
+                preset=preset, options={"target": "100000"}, request_id=_rid()))
+            ids.append(created.table_id)
+    seats = [Seat(target, table_id, s, stats, stop) for table_id in ids for s in range(4)]
+    for i in range(0, len(seats), 64):
+        await asyncio.gather(*(s.join() for s in seats[i:i + 64]))
+    measuring = {"on": False}
+    watchers = []
+    for s in seats:
+        ready = asyncio.Event()
+        watchers.append(asyncio.create_task(s.watch(measuring, ready)))
+        await ready.wait()
+    players = [asyncio.create_task(s.play()) for s in seats]
+    for s in seats:
+        s.turn_changed.set()
+    await asyncio.sleep(warmup)
+    stats.act_latencies.clear()
+    stats.cards = 0
+    stats.errors = 0
+    stats.error_kinds.clear()
+    measuring["on"] = True
+    await asyncio.sleep(duration)
+    measuring["on"] = False
+    stop.set()
+    for s in seats:
+        s.turn_changed.set()
+    for task in watchers + players:
+        task.cancel()
+    await asyncio.gather(*watchers, *players, return_exceptions=True)
+    await asyncio.gather(*(s.close() for s in seats))
+    return stats

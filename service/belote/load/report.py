@@ -1,0 +1,94 @@
+"""Run a load and say what it measured: throughput, latencies, errors, the server's CPU and RSS."""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+from dataclasses import dataclass
+
+import psutil
+
+from .players import run_tables
+
+
+@dataclass
+class LoadReport:
+    tables: int
+    seconds: float
+    cards_per_s: float
+    acts: int
+    act_p50_ms: float
+    act_p99_ms: float
+    lag_p50_ms: float
+    lag_p99_ms: float
+    errors: int
+    error_kinds: dict
+    server_cpu_percent: float | None     # of one core
+    server_rss_kb: int | None
+
+    def lines(self) -> list[str]:
+        cpu = "n/a" if self.server_cpu_percent is None else f"{self.server_cpu_percent:.0f}% of a core"
+        rss = "n/a" if self.server_rss_kb is None else f"{self.server_rss_kb} KB"
+        return [
+            f"tables: {self.tables}, {self.seconds:.0f} s",
+            f"cards played: {self.cards_per_s:.1f}/s",
+            f"act latency: p50 {self.act_p50_ms:.1f} ms, p99 {self.act_p99_ms:.1f} ms ({self.acts} acts)",
+            (f"stream lag (appended -> all four seats): p50 {self.lag_p50_ms:.1f} ms, "
+            f"p99 {self.lag_p99_ms:.1f} ms"),
+            f"errors: {self.errors}" + (f" {self.error_kinds}" if self.errors else ""),
+            f"server: cpu {cpu}, rss {rss}",
+        ]
+
+
+def server_process(target: str, pid: int | None) -> psutil.Process | None:
+    """The server's process: the given pid, else whoever listens on the target's port here."""
+    if pid:
+        return psutil.Process(pid)
+    port = int(target.rsplit(":", 1)[1])
+    for conn in psutil.net_connections("tcp"):
+        if conn.status == psutil.CONN_LISTEN and conn.laddr and conn.laddr.port == port and conn.pid:
+            return psutil.Process(conn.pid)
+    return None
+
+
+def _percentile(values: list[float], q: int) -> float:
+    if len(values) < 2:
+        return values[0] * 1000 if values else 0.0
+    return statistics.quantiles(values, n=100)[q - 1] * 1000
+
+
+def run_load(target: str, tables: int, duration: float, server_pid: int | None = None) -> LoadReport:
+    proc = server_process(target, server_pid)
+    cpu_before = proc.cpu_times() if proc else None
+    started = time.perf_counter()
+    stats = asyncio.run(run_tables(target, tables, duration))
+    elapsed = time.perf_counter() - started
+    cpu = None
+    if proc:
+        after = proc.cpu_times()
+        cpu = 100 * ((after.user + after.system) - (cpu_before.user + cpu_before.system)) / elapsed
+    lags = stats.stream_lags()
+    return LoadReport(
+        tables=tables, seconds=duration, cards_per_s=stats.cards / duration, acts=len(stats.act_latencies),
+        act_p50_ms=_percentile(stats.act_latencies, 50), act_p99_ms=_percentile(stats.act_latencies, 99),
+        lag_p50_ms=_percentile(lags, 50), lag_p99_ms=_percentile(lags, 99),
+        errors=stats.errors, error_kinds=dict(stats.error_kinds),
+        server_cpu_percent=cpu, server_rss_kb=proc.memory_info().rss // 1024 if proc else None)
+
+
+def add_commands(subparsers, env) -> None:
+    load = subparsers.add_parser("load", help="play many scripted tables against a server and measure")
+    load.add_argument("--target", default=env("BELOTE_TARGET", "127.0.0.1:50051"),
+                      help="HOST:PORT of the server (env BELOTE_TARGET)")
+    load.add_argument("--tables", type=int, default=50, help="tables of four scripted seats (default 50)")
+    load.add_argument("--duration", type=float, default=10.0, help="seconds measured (default 10)")
+    load.add_argument("--server-pid", type=int, default=None,
+                      help="the server's pid for CPU/RSS (default: whoever listens on the port here)")
+    load.set_defaults(run=_cmd_load)
+
+
+def _cmd_load(args) -> int:
+    report = run_load(args.target, args.tables, args.duration, args.server_pid)
+    print("\n".join(report.lines()))
+    return 0 if report.errors == 0 else 1
