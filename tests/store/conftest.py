@@ -3,15 +3,26 @@
 Every test in test_contract.py runs once per backend. A backend object opens
 stores on one fresh database (so tests can open it twice, or reopen it) and
 offers the few raw database operations the contract tests need to go below
-the store's interface. To add PostgreSQL: write a PostgresBackend with the
-same attributes and add it to BACKENDS.
+the store's interface. A new backend: a class with the same attributes, added to
+BACKENDS.
+
+PostgreSQL: each test gets a database of its own (CREATE DATABASE belote_test_<random>, dropped
+at teardown) on the server named by BELOTE_TEST_POSTGRES (default
+postgresql://postgres@127.0.0.1:5432/postgres). When that server cannot be reached the
+PostgreSQL tests skip, saying why -- except under CI (env CI set), where they fail: CI must
+never pass without having run them. Select them with `-m postgres`, leave them out with
+`-m "not postgres"`.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import time
+import uuid
 from pathlib import Path
 
+import psycopg
 import pytest
 from belote.store import EventStore, open_store
 from belote.store.chain import GENESIS_HASH
@@ -74,12 +85,127 @@ class SqliteBackend:
         monkeypatch.setattr(impl, "_select_head", stale)
 
 
-BACKENDS = {"sqlite": SqliteBackend}
+ADMIN_URL = os.environ.get("BELOTE_TEST_POSTGRES",
+                           "postgresql://postgres@127.0.0.1:5432/postgres")
+_reachable: str | None = None  # "" once the server answered, else why it did not
 
 
-@pytest.fixture(params=sorted(BACKENDS))
+def require_postgres() -> None:
+    """Skip (or, under CI, fail) the test when the PostgreSQL server cannot be reached."""
+    global _reachable
+    if _reachable is None:
+        try:
+            with psycopg.connect(ADMIN_URL, connect_timeout=3) as c:
+                c.execute("SELECT 1")
+            _reachable = ""
+        except psycopg.Error as e:
+            _reachable = str(e).strip() or type(e).__name__
+    if _reachable:
+        message = (f"PostgreSQL is not reachable at {ADMIN_URL} ({_reachable}); "
+                   "set BELOTE_TEST_POSTGRES to a server where this user may CREATE DATABASE")
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run the PostgreSQL tests: {message}", pytrace=False)
+        pytest.skip(message)
+
+
+class PostgresBackend:
+    name = "postgres"
+    integrity_error = psycopg.IntegrityError
+
+    def __init__(self, tmp_path: Path):
+        require_postgres()
+        self.database = f"belote_test_{uuid.uuid4().hex[:16]}"
+        with psycopg.connect(ADMIN_URL, autocommit=True) as c:
+            c.execute(f'CREATE DATABASE "{self.database}"')
+        info = psycopg.conninfo.conninfo_to_dict(ADMIN_URL)
+        info["dbname"] = self.database
+        # A URL, as `belote serve --store` gets it.
+        user = info.get("user", "postgres")
+        password = f":{info['password']}" if info.get("password") else ""
+        self.url = (f"postgresql://{user}{password}@{info.get('host', '127.0.0.1')}:"
+                    f"{info.get('port', 5432)}/{self.database}")
+
+    def drop(self) -> None:
+        # Retried a while: another run's restart test may have the server restarting.
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with psycopg.connect(ADMIN_URL, autocommit=True, connect_timeout=5) as c:
+                    c.execute(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
+                return
+            except psycopg.OperationalError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+
+    def open(self) -> EventStore:
+        return open_store(self.url)
+
+    def _raw(self) -> psycopg.Connection:
+        return psycopg.connect(self.url, autocommit=True)
+
+    def schema_version(self) -> list[int]:
+        with self._raw() as c:
+            return [v for (v,) in c.execute("SELECT version FROM schema_version")]
+
+    def force_schema_version(self, version: int) -> None:
+        with self._raw() as c:
+            c.execute("UPDATE schema_version SET version = %s", (version,))
+
+    def raw_insert_event(self, table_id: str, sequence: int) -> None:
+        with self._raw() as c:
+            c.execute(
+                "INSERT INTO events (table_id, sequence, type, schema_version, payload,"
+                " request_id, recorded_at_us, prev_hash, hash)"
+                " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                (table_id, sequence, "raw", 1, b"", f"raw-{sequence}", 0,
+                 GENESIS_HASH, GENESIS_HASH))
+
+    def raw_modify_event(self, table_id: str, sequence: int) -> None:
+        with self._raw() as c:
+            c.execute("UPDATE events SET payload = '\\x00' WHERE table_id = %s AND sequence = %s",
+                      (table_id, sequence))
+
+    def raw_delete_event(self, table_id: str, sequence: int) -> None:
+        with self._raw() as c:
+            c.execute("DELETE FROM events WHERE table_id = %s AND sequence = %s",
+                      (table_id, sequence))
+
+    def make_head_stale(self, monkeypatch: pytest.MonkeyPatch, version: int) -> None:
+        """The store's append function, minus its head checks: it writes as if the table
+        were at the expected version, like a writer whose read went stale."""
+        import belote.store.postgres as impl
+
+        with self._raw() as c:
+            (source,) = c.execute(
+                "SELECT pg_get_functiondef('belote_append'::regproc)").fetchone()
+            checks = ("IF head_version <> p_expected THEN", "IF head_hash <> p_prev THEN")
+            assert all(check in source for check in checks)
+            for check in checks:
+                source = source.replace(check, "IF false THEN")
+            c.execute(source.replace("FUNCTION public.belote_append(",
+                                     "FUNCTION public.belote_append_stale("))
+        monkeypatch.setattr(impl, "_APPEND_FUNCTION", "belote_append_stale")
+
+
+BACKENDS = {"sqlite": SqliteBackend, "postgres": PostgresBackend}
+
+
+@pytest.fixture(params=[pytest.param("sqlite"),
+                        pytest.param("postgres", marks=pytest.mark.postgres)])
 def backend(request, tmp_path):
-    return BACKENDS[request.param](tmp_path)
+    made = BACKENDS[request.param](tmp_path)
+    yield made
+    if isinstance(made, PostgresBackend):
+        made.drop()
+
+
+@pytest.fixture
+def pg(tmp_path):
+    """A PostgresBackend alone (for the PostgreSQL-only tests)."""
+    made = PostgresBackend(tmp_path)
+    yield made
+    made.drop()
 
 
 @pytest.fixture

@@ -206,6 +206,19 @@ async def test_racing_writers_through_two_stores_on_one_database(store, backend)
         await other.close()
 
 
+async def test_16_racing_writers_each_through_its_own_store(store, backend):
+    # As 16 replicas would: 16 stores (16 pools, 16 listeners) on one database.
+    others = [backend.open() for _ in range(15)]
+    try:
+        await racing_writers([store, *others], "t", writers=16, appends_each=6)
+        await check_race_result(store, "t", writers=16, appends_each=6)
+        log = await store.read("t")
+        for other in others:
+            assert await other.read("t") == log
+    finally:
+        await asyncio.gather(*(o.close() for o in others))
+
+
 # --- idempotency -----------------------------------------------------------
 
 
@@ -537,10 +550,13 @@ async def test_open_store_sqlite_urls(tmp_path, monkeypatch):
     assert absolute.is_file()
 
 
-def test_open_store_postgresql_is_not_available_yet():
-    with pytest.raises(StoreConfigError) as info:
-        open_store("postgresql://user@localhost/belote")
-    assert str(info.value) == "the PostgreSQL store is not available yet"
+def test_open_store_postgresql_url_of_an_unreachable_server_is_store_unavailable():
+    # Port 1: nothing listens there, the connection is refused at once.
+    for url in ("postgresql://postgres@127.0.0.1:1/belote", "postgres://u:p@127.0.0.1:1/b"):
+        with pytest.raises(StoreUnavailable):
+            open_store(url)
+    with pytest.raises(StoreConfigError):
+        open_store("postgresql://127.0.0.1:1/belote?no_such_parameter=1")
 
 
 @pytest.mark.parametrize("url", ["", "belote.db", "sqlite://", "sqlite:///", "sqlite:///:memory:",

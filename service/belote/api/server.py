@@ -27,7 +27,7 @@ SERVICE_NAME = table_service_pb2.DESCRIPTOR.services_by_name["TableService"].ful
 HEALTH_NAMES = ("", SERVICE_NAME)  # the whole server, and the game service
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
-STORE_CHECK_S = 10.0
+STORE_CHECK_S = 2.0  # how often health follows the store (NOT_SERVING while it is down)
 
 log = structlog.get_logger("belote.server")
 

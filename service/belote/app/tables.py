@@ -594,8 +594,8 @@ def _request_key(request_id: str, token: str | None) -> str:
     if not request_id:
         raise err.invalid("request_id", "request_id: required (a fresh random UUID per request; "
                                         "resend the same one to retry)")
-    if len(request_id) > MAX_REQUEST_ID:
-        raise err.invalid("request_id", f"request_id: at most {MAX_REQUEST_ID} characters")
+    if len(request_id) > MAX_REQUEST_ID or "\x00" in request_id:
+        raise err.invalid("request_id", f"request_id: at most {MAX_REQUEST_ID} printable characters")
     return "r:" + hashlib.sha256(f"{token or ''}|{request_id}".encode()).hexdigest()[:32]
 
 

@@ -33,8 +33,8 @@ __all__ = [
     "verify_chain",
 ]
 
-_ACCEPTED = ("sqlite:///relative/path.db or sqlite:////absolute/path.db "
-             "(PostgreSQL: postgresql://..., not available yet)")
+_ACCEPTED = ("sqlite:///relative/path.db, sqlite:////absolute/path.db or "
+             "postgresql://user[:password]@host[:port]/database[?param=value...]")
 
 
 def open_store(url: str) -> EventStore:
@@ -42,9 +42,16 @@ def open_store(url: str) -> EventStore:
 
     sqlite:///data/belote.db   -> ./data/belote.db (relative to the working directory)
     sqlite:////var/lib/b.db    -> /var/lib/b.db (absolute: four slashes, as in SQLAlchemy)
+    postgresql://user@host:5432/belote -> PostgreSQL (libpq URL; postgres:// too), shared by
+                                          any number of replicas
+
+    Both check the database and migrate its schema here; PostgreSQL's connection pool then
+    opens with the first awaited call.
     """
     if url.startswith(("postgresql://", "postgres://")):
-        raise StoreConfigError("the PostgreSQL store is not available yet")
+        from .postgres import PostgresEventStore  # psycopg is only imported when used
+
+        return PostgresEventStore(url)
     if url.startswith("sqlite:///"):
         path = url.removeprefix("sqlite:///")
         # ":memory:" would give each of the store's connections its own database;
