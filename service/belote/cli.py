@@ -247,7 +247,11 @@ def build_parser() -> argparse.ArgumentParser:
     health.set_defaults(run=cmd_health)
 
     from belote.load.report import add_commands as add_load
+    from belote.review.cli import add_commands as add_review
     add_load(commands, _env)
+    add_review(commands)
+    from belote.play.cli import add_commands as add_play
+    add_play(commands)
     return parser
 
 

@@ -1,0 +1,137 @@
+"""Dispute review figures: how fast a log is verified, and what recomputing bot moves costs.
+
+``python -m belote.bench.review_bench`` prints::
+
+    bench: replay_verify_events_per_s <N> events/s
+    bench: replay_bot_check_s_per_game <s> s
+    bench: replay_verify_from_messages_events_per_s <N> events/s
+    bench: replay_from_json_events_per_s <N> events/s
+
+The logs are real: games played by the app in process (sqlite store in a temporary directory),
+one per preset with bots and random-playing humans, and one classic game with three HARD bots
+and a human, then exported as ExportLog returns them.
+
+What is timed, on one core (a single thread):
+
+- ``replay_verify_events_per_s``: ``belote.review.verify.review(entries, check_bots=False)``
+  over logs already parsed and turned into ``Entry`` values. That is, for every event: the
+  sequence, envelope and hash-chain checks (one sha256 each), the deck commitment and reveal
+  checks (one more sha256 per deal), and the replay: each action checked legal by the rules
+  engine, each derived event recomputed with decide's code and compared byte for byte with the
+  logged one, the bot seat and request-id checks; and building the Review. NOT timed: parsing
+  the JSON lines and building the entries (reading each LoggedEvent's fields and re-encoding
+  its stored payload with encode_body) - see the third and fourth figures - the bot
+  recomputation - see the second - and rendering the report.
+- ``replay_bot_check_s_per_game``: the bot recomputation alone, for the game with three HARD
+  bots: ``review(entries)`` minus ``review(entries, check_bots=False)`` (best of 3 each).
+- ``replay_verify_from_messages_events_per_s``: as the first, entries built in the timed part:
+  LoggedEvent messages (as ExportLog returns them, or parsed) -> entries -> review.
+- ``replay_from_json_events_per_s``: the whole path from the export's text: JSON lines ->
+  LoggedEvent messages (protobuf's json_format, pure Python: it dominates) -> entries ->
+  ``review(check_bots=False)``.
+
+Times are CPU seconds of this (single-threaded) process, ``time.process_time``: the time the
+work takes on one core, which other processes sharing the machine barely change (wall time
+does, a lot); each rate is the best of 3 rounds of at least ``seconds``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from belote.review.load import parse_lines, to_json_line
+from belote.review.sample import sample_logs
+from belote.review.verify import entries_of, review
+
+PRESET_GAMES = [
+    ("classic", ("easy", "human", "normal", "easy")),
+    ("classic-501", ("human", "easy", "easy", "normal")),
+    ("belgian", ("easy", "normal", "human", "easy")),
+    ("belgian-open", ("normal", "easy", "easy", "human")),
+    ("online-classic", ("easy", "human", "easy", "easy")),
+    ("modern", ("human", "normal", "easy", "easy")),
+    ("kamikaze", ("easy", "easy", "human", "easy")),
+    ("enhanced", ("easy", "human", "easy", "normal")),
+]
+HARD_GAME = ("classic", ("hard", "human", "hard", "hard"))
+
+
+def sample(seed: int = 1):
+    """(the logs of one game per preset, the log of the HARD game), as exported."""
+    games = [(p, seats, {"seed": seed + i}) for i, (p, seats) in enumerate(PRESET_GAMES)]
+    games.append((*HARD_GAME, {"seed": seed + len(games)}))
+    logs = asyncio.run(sample_logs(games))
+    return logs[:-1], logs[-1]
+
+
+def _best_rate(work, units: int, seconds: float, rounds: int = 3) -> float:
+    """units per second of ``work()``, best round of ``rounds`` of at least ``seconds``."""
+    best = 0.0
+    for _ in range(rounds):
+        done, start = 0, time.process_time()
+        while True:
+            work()
+            done += units
+            elapsed = time.process_time() - start
+            if elapsed >= seconds:
+                break
+        best = max(best, done / elapsed)
+    return best
+
+
+def replay_verify_rate(logs, seconds: float = 1.0) -> float:
+    """Events per second through review(check_bots=False), entries built beforehand."""
+    entries = [entries_of(log) for log in logs]
+    for e in entries:                                   # a clean sample, or the figure means nothing
+        assert review(e, check_bots=False).clean
+    return _best_rate(lambda: [review(e, check_bots=False) for e in entries],
+                      sum(map(len, entries)), seconds)
+
+
+def replay_from_messages_rate(logs, seconds: float = 1.0) -> float:
+    """Events per second from LoggedEvent messages to the review (bots not recomputed)."""
+    return _best_rate(lambda: [review(entries_of(log), check_bots=False) for log in logs],
+                      sum(map(len, logs)), seconds)
+
+
+def replay_from_json_rate(logs, seconds: float = 1.0) -> float:
+    """Events per second from the export's JSON lines to the review (bots not recomputed)."""
+    texts = [[to_json_line(m) + "\n" for m in log] for log in logs]
+    return _best_rate(lambda: [review(entries_of(parse_lines(t)), check_bots=False) for t in texts],
+                      sum(map(len, texts)), seconds)
+
+
+def bot_check_seconds(log, rounds: int = 3) -> float:
+    """Seconds the bot recomputation adds to the review of one game."""
+    entries = entries_of(log)
+
+    def best(**kw) -> float:
+        times = []
+        for _ in range(rounds):
+            start = time.process_time()
+            result = review(entries, **kw)
+            times.append(time.process_time() - start)
+            assert result.clean
+        return min(times)
+
+    return max(0.0, best() - best(check_bots=False))
+
+
+def run(seconds: float = 1.0) -> list[tuple[str, float, str]]:
+    logs, hard = sample()
+    return [
+        ("replay_verify_events_per_s", round(replay_verify_rate(logs, seconds)), "events/s"),
+        ("replay_bot_check_s_per_game", round(bot_check_seconds(hard), 3), "s"),
+        ("replay_verify_from_messages_events_per_s", round(replay_from_messages_rate(logs, seconds)),
+         "events/s"),
+        ("replay_from_json_events_per_s", round(replay_from_json_rate(logs, seconds)), "events/s"),
+    ]
+
+
+if __name__ == "__main__":
+    from belote.cli import configure_logging
+
+    configure_logging("warning")        # the app's info lines would go to stdout, among the figures
+    for name, value, unit in run():
+        print(f"bench: {name} {value} {unit}", flush=True)

@@ -1,0 +1,726 @@
+"""Replay a table's log with the rules engine and check everything it claims.
+
+Input: the log as :class:`Entry` values (one per exported ``LoggedEvent``, in file order).
+Output: a :class:`Review`: every violation with the sequence where it is, and the recomputed
+events the reports tell deal by deal (:mod:`belote.review.story`).
+
+Checks (a violation names its check):
+
+- ``sequence``: the n-th event of the log has sequence n (gapless from 1, no repeat).
+- ``envelope``: one table id; the event's envelope (sequence, table id, time) and ``type``
+  agree with the LoggedEvent around it; exactly one body is set.
+- ``chain``: ``prev_hash`` is the previous event's ``hash`` (32 zero bytes for the first).
+- ``hash``: ``hash`` = :func:`belote.store.chain.event_hash` over the event's fields and its
+  stored payload, which is ``encode_body(event)`` (deterministic, so JSON -> message ->
+  encode_body gives back the stored bytes).
+- ``commitment``: each DealStarted deck holds the 32 cards once and
+  ``deck_commitment(deck, salt)`` equals its ``deck_commitment``.
+- ``reveal``: each DeckRevealed shows the deck and salt of its deal's DealStarted.
+- ``legal``: each action (bid, declaration, card) is legal for its seat at that point under
+  the table's rules; the violation names the rule broken (``IllegalAction.reason`` and its
+  message). Seat commands (join, bot seated, leave) are checked the same way (``decide``
+  refusing them, with its reason).
+- ``derived``: each event that follows from an action (ContractSettled, TrickWon,
+  AnnouncementsRevealed, DealScored with its totals, DeckRevealed, DealStarted, GameStarted,
+  GameEnded, AllPassed, and the server-filled fields of the action's own event: belote call,
+  announcement points) equals the one recomputed, field by field; none is missing, added or
+  out of place.
+- ``bot``: each move carrying a ``BotMove`` was made at a bot's seat of that level, under the
+  request id ``bot-<sequence>`` the server's bot loop uses, and is what
+  ``belote.bots.choose(level, seat_view(state, seat), seed)`` returns on the state folded up
+  to just before it.
+
+The recomputation is the server's own decider code. Each command event (TableCreated,
+SeatJoined, BotSeated, SeatLeft, BidMade, AnnouncementDeclared, CardPlayed) is turned back
+into the command it records, with the deck and salt of the DealStarted recorded after it as the
+deal's randomness, and the events the decider produces must be those recorded up to the next
+command event. Seat commands go through ``decide``; actions go through decide's own steps on
+the replay's game (``Game.apply``, then decide's ``outcome_events``), the action's own event
+being compared on the fields the server fills: ``review(fast=False)`` sends them through
+``decide`` itself, and the tests check both ways give the same findings. The state then moves
+on by the recomputed events (what the rules say happened), so a wrong derived event is reported
+once and does not derail the rest. An illegal action stops the game replay (what follows it
+cannot be replayed); the sequence, chain and deck checks still run to the end of the log.
+
+Speed (belote.bench.review_bench): the hash chain is hashed with cached pieces of
+``event_hash``'s layout (``event_hash`` itself settles any mismatch), the game is moved in
+place instead of copied per action, and the cyclic GC is paused during a review.
+"""
+
+from __future__ import annotations
+
+import difflib
+import gc
+import struct
+from dataclasses import dataclass, field
+from functools import cached_property
+from hashlib import sha256
+
+from belote import bots
+from belote.rules import IllegalAction, InvalidOptions
+from belote.rules.actions import Bid, Declare, Play
+from belote.rules.announcements import CARRE
+from belote.rules.auction import PASS
+from belote.rules.game import BeloteCalled
+from belote.store.chain import GENESIS_HASH, event_hash
+from belote.table.codec import (
+    _KIND_FROM_PB,
+    BOT_LEVEL_NAMES,
+    BadMessage,
+    announcement_to_pb,
+    bid_to_pb,
+    card_to_pb,
+    decode_stored,
+    encode_body,
+)
+from belote.table.decide import (
+    Act,
+    CreateTable,
+    Disconnect,
+    JoinSeat,
+    LeaveSeat,
+    NextDeal,
+    ReclaimSeat,
+    Reconnect,
+    Refused,
+    SeatBot,
+    outcome_events,
+    decide,
+    deck_commitment,
+)
+from belote.table.state import BOT, PLAYING, TableState, evolve
+from belote.table.views import seat_view
+from belote.v1 import events_pb2 as epb
+
+from . import text
+
+# The events a command starts with; every other event follows from one of them (a takeover
+# BotSeated follows a SeatLeft: see ``is_command``).
+COMMANDS = frozenset({"table_created", "seat_joined", "bot_seated", "seat_left", "seat_reclaimed",
+                      "seat_disconnected", "seat_connected", "bid_made", "announcement_declared",
+                      "card_played"})
+ACTIONS = frozenset({"bid_made", "announcement_declared", "card_played"})
+# The events whose ``evolve`` moves the game (table/state.py). For an action decide has already
+# moved the replay's game, so only the rest of the state follows these (tests/review guard it).
+MOVES_GAME = frozenset({"bid_made", "announcement_declared", "card_played", "deal_started"})
+# The events an action may produce that change the state's other fields (the rest have no
+# ``evolve`` handler).
+FOLLOWS_ACTION = frozenset({"deal_scored", "game_ended"})
+CHECKS = ("sequence", "envelope", "chain", "hash", "commitment", "reveal", "legal", "derived", "bot")
+
+_FULL_DECK = frozenset(range(32))
+_DECK_EVENTS = frozenset({"game_started", "deal_started", "deck_revealed"})
+_U32, _U64, _I64 = struct.Struct(">I").pack, struct.Struct(">Q").pack, struct.Struct(">q").pack
+_PLACEHOLDER_DEAL = NextDeal(tuple(range(32)), b"")
+_PLAYS = tuple(Play(c) for c in range(32))
+_PLAY_OF = {(c // 8 + 1, c % 8 + 1): _PLAYS[c] for c in range(32)}     # proto (suit, rank) -> Play
+_BIDS = {c: Bid(c) for c in (PASS, 0, 1, 2, 3, 4, 5)}
+
+
+def _str(s: str) -> bytes:
+    """event_hash's STR(s): a 4-byte big-endian length, then the UTF-8 bytes."""
+    b = s.encode()
+    return _U32(len(b)) + b
+
+
+@dataclass(slots=True)
+class Entry:
+    """One event of a log as exported (a ``LoggedEvent``), with its stored payload."""
+
+    position: int           # 1-based place in the log (in a whole log: the sequence it must have)
+    table_id: str
+    sequence: int
+    type: str
+    schema_version: int
+    request_id: str
+    time_us: int
+    prev_hash: bytes
+    hash: bytes
+    payload: bytes          # the stored body: encode_body(event)
+    kind: str | None        # the body set in ``event`` (None: none)
+    event: epb.TableEvent
+    envelope_ok: bool = True
+    command: bool = False   # the first event of a command (see is_command)
+
+    @classmethod
+    def from_logged(cls, msg: epb.LoggedEvent, position: int) -> Entry:
+        event = msg.event
+        kind = event.WhichOneof("body")
+        # As Timestamp.ToMicroseconds, without its range check (a bad time is the hash's finding).
+        time_us = msg.time.seconds * 1_000_000 + msg.time.nanos // 1000
+        envelope_ok = (event.sequence == msg.sequence and event.table_id == msg.table_id
+                       and event.time == msg.time)
+        entry = cls(position, msg.table_id, msg.sequence, msg.type, msg.schema_version, msg.request_id,
+                    time_us, msg.prev_hash, msg.hash, encode_body(event) if kind else b"", kind, event,
+                    envelope_ok)
+        entry.command = is_command(entry)
+        return entry
+
+
+def entries_of(messages) -> list[Entry]:
+    """Entries of LoggedEvents (an export), in log order."""
+    return [Entry.from_logged(m, i) for i, m in enumerate(messages, 1)]
+
+
+def entries_of_stored(stored) -> list[Entry]:
+    """Entries of a store's StoredEvents, hashed over the very bytes the store holds; a payload
+    that does not decode is an event without a body (an ``envelope`` violation)."""
+    out = []
+    for i, s in enumerate(stored, 1):
+        try:
+            event = decode_stored(s)
+            kind = event.WhichOneof("body")
+        except Exception:  # noqa: BLE001 - any decoding error: the bytes are not an event
+            event, kind = epb.TableEvent(sequence=s.sequence, table_id=s.table_id), None
+        entry = Entry(i, s.table_id, s.sequence, s.type, s.schema_version, s.request_id,
+                      s.recorded_at_us, s.prev_hash, s.hash, bytes(s.payload), kind, event)
+        entry.command = is_command(entry)
+        out.append(entry)
+    return out
+
+
+@dataclass(frozen=True)
+class Violation:
+    sequence: int           # where: the sequence the event at that place of the log must have
+    check: str              # one of CHECKS
+    message: str
+    expected: str = ""
+    found: str = ""
+    rule: str = ""          # for ``legal``: the stable reason of the rule broken
+
+    def as_dict(self) -> dict:
+        out = {"sequence": self.sequence, "check": self.check, "message": self.message}
+        for name in ("expected", "found", "rule"):
+            if getattr(self, name):
+                out[name] = getattr(self, name)
+        return out
+
+    def __str__(self) -> str:
+        out = f"seq {self.sequence}: [{self.check}] {self.message}"
+        if self.rule:
+            out += f" (rule {self.rule})"
+        if self.expected or self.found:
+            out += f"\n    expected: {self.expected or '-'}\n    found:    {self.found or '-'}"
+        return out
+
+
+@dataclass
+class Review:
+    table_id: str = ""
+    events: int = 0
+    violations: list[Violation] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    checks: dict[str, int] = field(default_factory=dict)     # check -> times it was made
+    timeline: list[tuple[int, epb.TableEvent]] = field(default_factory=list)  # (seq, recomputed event)
+    bot_check: bool = True
+
+    @property
+    def clean(self) -> bool:
+        return not self.violations
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.clean else 1
+
+    @property
+    def first_violation(self) -> int | None:
+        return self.violations[0].sequence if self.violations else None
+
+    @cached_property
+    def story(self):
+        """What happened, deal by deal (built on demand from the recomputed events)."""
+        from .story import tell
+        return tell(self.timeline)
+
+
+def review(entries: list[Entry], *, check_bots: bool = True, fast: bool = True) -> Review:
+    """Every check of the module docstring over a whole log (``entries`` in log order).
+
+    ``check_bots=False`` skips recomputing bot moves (the costly check with searching bots);
+    ``fast=False`` sends every command through decide (the fast path is tested against it).
+
+    The cyclic garbage collector is paused meanwhile: the replay allocates many small objects
+    and no cycles, and each collection would rescan every object of the log (a third of the
+    time); it is switched back on after, as it was.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _Replay(check_bots, fast).run(entries)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def is_command(e: Entry) -> bool:
+    """True for the first event of a command; a takeover BotSeated follows a SeatLeft."""
+    return e.kind in COMMANDS and not (e.kind == "bot_seated" and e.event.bot_seated.takeover)
+
+
+class _InPlace:
+    """A handle on the replay's game for decide, whose ``copy()`` is the game itself."""
+
+    __slots__ = ("game",)
+
+    def __init__(self, game):
+        self.game = game
+
+    def copy(self):
+        return self.game
+
+
+class _Replay:
+    def __init__(self, check_bots: bool, fast: bool = True):
+        self.check_bots = check_bots
+        self.fast = fast
+        self.out = Review(bot_check=check_bots)
+        self.counts = dict.fromkeys(CHECKS, 0)
+        self.shim = TableState("")
+        self.decks: dict[int, list[int] | None] = {}
+
+    def fail(self, sequence: int, check: str, message: str, expected="", found="", rule="") -> None:
+        self.out.violations.append(Violation(sequence, check, message, str(expected), str(found), rule))
+
+    def run(self, entries: list[Entry]) -> Review:
+        out = self.out
+        out.events = len(entries)
+        if entries:
+            out.table_id = entries[0].table_id
+        self._check_log(entries)
+        self._replay(entries)
+        out.violations.sort(key=lambda v: v.sequence)     # stable: a place's findings keep their order
+        if any(v.check == "bot" and v.message.endswith("from its seat's view") for v in out.violations):
+            out.notes.append("bot moves are recomputed with the bots of this build: a game played "
+                             "by another version of a bot level does not match (the log does not "
+                             "record bot versions)")
+        out.checks = self.counts
+        return out
+
+    # The log as the store wrote it, and its decks ----------------------------------------------
+    def _check_log(self, entries: list[Entry]) -> None:
+        """Sequences, envelopes, the hash chain and the deck commitments, in one pass."""
+        table_id = self.out.table_id
+        tid = _str(table_id)
+        types: dict[str, bytes] = {}
+        started: dict[int, tuple] = {}
+        prev = GENESIS_HASH
+        for e in entries:
+            kind = e.kind
+            if (e.sequence != e.position or e.table_id != table_id or kind is None or e.type != kind
+                    or not e.envelope_ok or e.prev_hash != prev):
+                self._envelope(e, prev, table_id)
+            # event_hash's bytes, built here from cached pieces (it is the hot loop); any doubt
+            # is settled by event_hash itself, which reports the violation.
+            try:
+                typ = types.get(e.type) or types.setdefault(e.type, _str(e.type))
+                rid = e.request_id.encode()
+                payload = e.payload
+                data = b"".join((e.prev_hash, tid if e.table_id == table_id else _str(e.table_id),
+                                 _U64(e.sequence), typ, _U32(e.schema_version), _U32(len(rid)), rid,
+                                 _I64(e.time_us), _U32(len(payload)), payload))
+                ok = len(e.prev_hash) == 32 and sha256(data).digest() == e.hash
+            except (struct.error, OverflowError):
+                ok = False
+            if not ok:
+                self._hash(e)
+            prev = e.hash
+            if kind in _DECK_EVENTS:
+                self._deck_event(e, kind, started)
+        for check in ("sequence", "envelope", "chain", "hash"):
+            self.counts[check] += len(entries)
+
+    def _envelope(self, e: Entry, prev: bytes, table_id: str) -> None:
+        at, fail = e.position, self.fail
+        if e.sequence != at:
+            fail(at, "sequence", f"the event at place {at} of the log has sequence {e.sequence}: "
+                 + ("an event is missing before it" if e.sequence > at else
+                    "an event is repeated or out of order"), f"sequence {at}", f"sequence {e.sequence}")
+        if e.table_id != table_id:
+            fail(at, "envelope", "the event belongs to another table", table_id, e.table_id)
+        if e.kind is None:
+            fail(at, "envelope", "the event has no body (none of table_created ... game_ended), or "
+                 "its stored bytes do not decode")
+        elif e.type != e.kind:
+            fail(at, "envelope", "the LoggedEvent's type is not its event's body", e.kind, e.type)
+        if not e.envelope_ok:
+            fail(at, "envelope", "the event's own sequence, table id or time differ from its "
+                 "LoggedEvent's", f"sequence {e.sequence} of table {e.table_id}",
+                 f"sequence {e.event.sequence} of table {e.event.table_id}")
+        if e.prev_hash != prev:
+            fail(at, "chain", "prev_hash is not the previous event's hash: an event before this one "
+                 "was changed, removed or added", prev.hex(), e.prev_hash.hex())
+
+    def _hash(self, e: Entry) -> None:
+        try:
+            h = event_hash(e.prev_hash, e.table_id, e.sequence, e.type, e.schema_version,
+                           e.request_id, e.time_us, e.payload)
+        except ValueError as err:
+            self.fail(e.position, "hash", f"the event's fields cannot be hashed: {err}")
+            return
+        if h != e.hash:
+            self.fail(e.position, "hash", "the hash does not match the event: it was changed after "
+                      "it was written", h.hex(), e.hash.hex())
+
+    def _deck_event(self, e: Entry, kind: str, started: dict) -> None:
+        """Provably fair: each deck matches its commitment, and each reveal the deck dealt."""
+        if kind == "game_started":
+            started.clear()
+        elif kind == "deal_started":
+            body = e.event.deal_started
+            self.counts["commitment"] += 1
+            deck = self.decks[e.position] = _deck(body.deck)
+            if deck is None:
+                self.fail(e.position, "commitment", f"deal {body.deal_number}: the deck is not the "
+                          "32 cards once each", "32 distinct cards", text.cards(body.deck))
+            elif deck_commitment(deck, body.salt) != body.deck_commitment:
+                self.fail(e.position, "commitment", f"deal {body.deal_number}: sha256(deck + salt) is "
+                          "not the commitment shown when the deal started: the deck or salt was "
+                          "changed after the commitment", body.deck_commitment.hex(),
+                          deck_commitment(deck, body.salt).hex())
+            started[body.deal_number] = (deck, body.salt, body.deck_commitment, e.position)
+        else:
+            body = e.event.deck_revealed
+            self.counts["reveal"] += 1
+            if body.deal_number not in started:
+                self.fail(e.position, "reveal", f"deal {body.deal_number} was not dealt in this game, "
+                          "yet a deck is revealed for it")
+                return
+            dealt, salt, commitment, where = started[body.deal_number]
+            deck = _deck(body.deck)
+            if deck is None or deck != dealt or body.salt != salt:
+                self.fail(e.position, "reveal", f"deal {body.deal_number}: the revealed deck and salt "
+                          f"are not those dealt at seq {where}",
+                          f"{text.cards(dealt) if dealt else '-'} / salt {salt.hex()}",
+                          f"{text.cards(body.deck)} / salt {body.salt.hex()}")
+            elif deck_commitment(deck, body.salt) != commitment:
+                self.fail(e.position, "reveal", f"deal {body.deal_number}: sha256(revealed deck + salt) "
+                          f"is not the commitment of seq {where}", commitment.hex(),
+                          deck_commitment(deck, body.salt).hex())
+
+    # The game -----------------------------------------------------------------------------------
+    def _replay(self, entries: list[Entry]) -> None:
+        entries = [e for e in entries if e.kind]    # a bodiless event is an envelope violation
+        state = TableState(self.out.table_id)
+        n = len(entries)
+        i = 0
+        while i < n:
+            e = entries[i]
+            j = i + 1
+            while j < n and not entries[j].command:
+                j += 1
+            if not e.command:                   # only at the start: nothing produced it
+                self.counts["derived"] += 1
+                self.fail(e.position, "derived", f"{e.kind} follows from no action: it was added "
+                          "or moved", "-", e.kind)
+                i += 1
+                continue
+            self.counts["legal"] += 1
+            if self.fast and e.kind in ACTIONS and state.status == PLAYING:
+                going = self._act(state, entries[i:j])
+            else:
+                going = self._decide(state, entries[i:j])
+            if not going:
+                self.out.notes.append(
+                    f"the game replay stopped at seq {e.position}: the {n - j} events after this "
+                    "command's were not replayed (their sequence, chain and deck checks were made)")
+                return
+            i = j
+        if state.status == PLAYING:
+            self.out.notes.append("the log ends before the game does (a table still playing, or a "
+                                  "log cut short)")
+
+    def _decide(self, state: TableState, group: list[Entry]) -> bool:
+        """Check one command with decide and the events it produced; False to stop the replay."""
+        e = group[0]
+        kind = e.kind
+        at = e.position
+        is_act = kind in ACTIONS
+        try:
+            command = Act(*self._action(e)) if is_act else self._seat_command(state, e)
+        except BadMessage as err:
+            self.fail(at, "legal", f"{kind}: {err}", rule="BAD_MESSAGE")
+            return False
+        if command is None:
+            return state.exists
+        if is_act and command.bot is not None:
+            self._check_bot(state, e, command.seat, command.action, command.bot)
+        next_deal = _next_deal(group, self.decks)
+        try:
+            if is_act:
+                # decide copies the game to stay pure; the replay owns its game, so it gives decide
+                # a handle whose copy() is that game: decide's code runs as is and moves the
+                # replay's game (an illegal action raises before anything changes).
+                shim = self.shim
+                shim.created, shim.status, shim.deal_started = state.created, state.status, state.deal_started
+                shim.game = _InPlace(state.game) if state.game is not None else None
+                produced = decide(shim, command, next_deal)
+            else:
+                produced = decide(state, command, next_deal)
+        except IllegalAction as err:
+            what = text.action(command.action, command.seat) if is_act else kind
+            self.fail(at, "legal", f"{what}: illegal: {err.message}", rule=err.reason)
+            return False
+        except Refused as err:
+            self.fail(at, "legal", f"{kind}: refused: {err.message}", rule=err.reason)
+            return state.exists
+        self._compare(group, produced)
+        return self._follow(state, group, produced, next_deal, is_act)
+
+    def _act(self, state: TableState, group: list[Entry]) -> bool:
+        """An action (bid, declaration, card) while the game is on: decide's ``_act``, in place.
+
+        decide's ``_act`` applies the action to (a copy of) the game, builds the action's own
+        event, then the events that follow with ``outcome_events``. Here the action is applied
+        to the replay's game, the events that follow come from that same ``outcome_events``,
+        and the action's own event, whose fields are the command's but for the server-filled
+        belote call (card) and announcement (declaration), is checked on those fields and only
+        built when it differs. tests/review run every log and tampering both ways (``fast=False``
+        sends everything through decide) and expect the same findings.
+        """
+        e = group[0]
+        kind = e.kind
+        body = getattr(e.event, kind)
+        if kind == "card_played":                    # most events: _action inlined
+            c = body.card
+            action = _PLAY_OF.get((c.suit, c.rank))
+            seat, bot = body.seat, body.bot if body.HasField("bot") else None
+            if action is None:
+                self.fail(e.position, "legal", "card_played: not a card (a suit CLUBS..SPADES and "
+                          "a rank SEVEN..ACE)", rule="BAD_MESSAGE")
+                return False
+        else:
+            try:
+                seat, action, bot = self._action(e)
+            except BadMessage as err:
+                self.fail(e.position, "legal", f"{kind}: {err}", rule="BAD_MESSAGE")
+                return False
+        if bot is not None:
+            self._check_bot(state, e, seat, action, bot)
+        game = state.game
+        try:
+            outcomes = game.apply(seat, action)
+        except IllegalAction as err:
+            self.fail(e.position, "legal", f"{text.action(action, seat)}: illegal: {err.message}",
+                      rule=err.reason)
+            return False
+        if kind == "card_played":
+            belote = 0
+            for o in outcomes:
+                if type(o) is BeloteCalled:
+                    belote = epb.BELOTE if o.call == "belote" else epb.REBELOTE
+            own = None if body.belote == belote else epb.TableEvent(card_played=epb.CardPlayed(
+                seat=seat, card=card_to_pb(action.card), bot=bot, belote=belote))
+        elif kind == "bid_made":
+            made = epb.TableEvent(bid_made=epb.BidMade(seat=seat, bid=bid_to_pb(action.contract), bot=bot))
+            own = None if made.SerializeToString(deterministic=True) == e.payload else made
+        else:
+            made = epb.TableEvent(announcement_declared=epb.AnnouncementDeclared(
+                seat=seat, announcement=announcement_to_pb(game.declared[seat]), bot=bot))
+            own = None if made.SerializeToString(deterministic=True) == e.payload else made
+        if not outcomes and own is None and len(group) == 1:   # nothing follows, as logged
+            self.out.timeline.append((e.position, e.event))
+            state.version = e.position
+            return True
+        next_deal = _next_deal(group, self.decks) if len(group) > 1 else _PLACEHOLDER_DEAL
+        follow = outcome_events(game, outcomes, state.deal_started, next_deal) if outcomes else []
+        self.counts["derived"] += len(follow)
+        same = own is None and len(group) == len(follow) + 1
+        if same:
+            for g, p in zip(group[1:], follow):
+                if g.payload != p.SerializeToString(deterministic=True):
+                    same = False
+                    break
+        produced = [e.event if own is None else own, *follow]
+        if not same:
+            if own is None:
+                produced[0] = own = epb.TableEvent()
+                own.CopyFrom(e.event)
+                own.ClearField("sequence"), own.ClearField("table_id"), own.ClearField("time")
+            self.counts["derived"] -= len(follow)       # _compare counts them
+            self._compare(group, produced)
+        return self._follow(state, group, produced, next_deal, True)
+
+    def _follow(self, state: TableState, group: list[Entry], produced: list, next_deal: NextDeal,
+                is_act: bool) -> bool:
+        """Move the state on by the recomputed events (the game itself: see ``MOVES_GAME``)."""
+        at = group[0].position
+        if next_deal is _PLACEHOLDER_DEAL and len(produced) > 1 and any(
+                p.HasField("deal_started") for p in produced):
+            self.out.notes.append(f"seq {at}: a deal starts here but the log holds no readable deck "
+                                  "for it: the game cannot be replayed further")
+            return False
+        timeline = self.out.timeline
+        seq = at
+        try:
+            for k, p in enumerate(produced):
+                timeline.append((seq, p))
+                seq += 1
+                if not is_act:
+                    p.sequence = seq - 1
+                    if k < len(group):               # the time the server wrote it (a disconnect's
+                        p.time.CopyFrom(group[k].event.time)   # grace counts from it)
+                    evolve(state, p)
+                    continue
+                p_kind = p.WhichOneof("body")
+                if p_kind == "deal_started":        # already dealt on the replay's game
+                    state.deal_started = p.deal_started
+                elif p_kind in FOLLOWS_ACTION:
+                    evolve(state, p)
+        except InvalidOptions as err:
+            self.fail(at, "legal", f"the table's options cannot be played: {err}", rule="BAD_OPTIONS")
+            return False
+        state.version = group[-1].position
+        return True
+
+    @staticmethod
+    def _action(e: Entry) -> tuple:
+        """(seat, rules action, BotMove or None) of an action event."""
+        kind = e.kind
+        if kind == "card_played":
+            body = e.event.card_played
+            c = body.card
+            if not 1 <= c.suit <= 4 or not 1 <= c.rank <= 8:
+                raise BadMessage("card", "not a card (a suit CLUBS..SPADES and a rank SEVEN..ACE)")
+            action = _PLAYS[(c.suit - 1) * 8 + c.rank - 1]
+        elif kind == "bid_made":
+            body = e.event.bid_made
+            call = PASS if body.bid.is_pass else body.bid.contract - 1
+            if call not in _BIDS:
+                raise BadMessage("bid.contract", f"unknown contract {body.bid.contract}")
+            action = _BIDS[call]
+        else:
+            body = e.event.announcement_declared
+            a = body.announcement
+            if a.kind not in _KIND_FROM_PB:
+                raise BadMessage("announcement.kind", f"unknown announcement kind {a.kind}")
+            k = _KIND_FROM_PB[a.kind]
+            action = Declare(k, a.suit - 1 if k != CARRE and a.suit else -1, a.rank - 1 if k == CARRE else -1)
+        return body.seat, action, body.bot if body.HasField("bot") else None
+
+    def _seat_command(self, state: TableState, e: Entry):
+        """The seat or table command an event records (None when it cannot be one)."""
+        body = getattr(e.event, e.kind)
+        if e.kind == "table_created":
+            return CreateTable(body)
+        if e.kind == "seat_joined":
+            return JoinSeat(body.seat, body.display_name, body.token_hash, body.player_id)
+        if e.kind == "bot_seated":
+            return SeatBot(body.seat, body.level)
+        if not 0 <= body.seat <= 3:
+            self.fail(e.position, "legal", f"{e.kind}: there is no seat {body.seat}", rule="BAD_SEAT")
+            return None
+        if e.kind == "seat_left":
+            # As TableApp: the takeover bot is the table's takeover_bot_level (NORMAL when
+            # unset), and the server takes a seat for a lost connection only from a player whose
+            # connection it saw lost (SeatDisconnected) and not back.
+            if body.reason == epb.DISCONNECTED and not state.seats[body.seat].disconnected_at_us:
+                self.fail(e.position, "legal", f"seat {body.seat} is taken for a lost connection, "
+                          "but the log shows it connected", rule="NOT_DISCONNECTED")
+            level = (state.created.takeover_bot_level if state.created else 0) or epb.NORMAL
+            return LeaveSeat(body.seat, level, body.reason)
+        if e.kind == "seat_disconnected":
+            return Disconnect(body.seat)
+        if e.kind == "seat_connected":
+            return Reconnect(body.seat)
+        return ReclaimSeat(body.seat)
+
+    def _check_bot(self, state: TableState, e: Entry, seat: int, action, bot: epb.BotMove) -> None:
+        at = e.position
+        level = BOT_LEVEL_NAMES.get(bot.level) or f"level {bot.level}"
+        if 0 <= seat <= 3:
+            occupant = state.seats[seat]
+            if occupant.occupant != BOT or occupant.bot_level != bot.level:
+                found = (f"a {BOT_LEVEL_NAMES.get(occupant.bot_level, occupant.bot_level)} bot"
+                         if occupant.occupant == BOT else f"{occupant.occupant} seat")
+                self.fail(at, "bot", f"a {level} bot's move at seat {seat}, which no {level} bot "
+                          "plays", f"a {level} bot", found)
+        if e.request_id != f"bot-{at}":
+            self.fail(at, "bot", "a bot's move is appended by the server's bot loop under the "
+                      "request id bot-<sequence>", f"bot-{at}", e.request_id or "(none)")
+        if not self.check_bots or state.game is None or state.to_act() != seat:
+            return                                     # not its turn: the legality check says so
+        self.counts["bot"] += 1
+        try:
+            chosen = bots.choose(bot.level, seat_view(state, seat), bot.seed)
+        except Exception as err:                       # noqa: BLE001 - a failing bot is a finding
+            self.fail(at, "bot", f"the {level} bot fails on this position with seed {bot.seed}: "
+                      f"{type(err).__name__}: {err}", text.action(action, seat), "an error")
+            return
+        if type(chosen) is not type(action) or tuple(chosen) != tuple(action):
+            self.fail(at, "bot", f"the {level} bot of seat {seat} with seed {bot.seed} does not "
+                      "make this move from its seat's view", text.action(chosen, seat),
+                      text.action(action, seat))
+
+    def _compare(self, group: list[Entry], produced: list[epb.TableEvent]) -> None:
+        """The recorded events of a command against those decide produced, field by field."""
+        self.counts["derived"] += len(produced) - 1
+        if len(group) == len(produced):
+            # decide's events hold only their body, so their bytes are encode_body's.
+            for g, p in zip(group, produced):
+                if g.payload != p.SerializeToString(deterministic=True):
+                    break
+            else:
+                return
+        matcher = difflib.SequenceMatcher(a=[p.WhichOneof("body") for p in produced],
+                                          b=[g.kind for g in group], autojunk=False)
+        for op, a0, a1, b0, b1 in matcher.get_opcodes():
+            if op == "equal" or (op == "replace" and a1 - a0 == b1 - b0):
+                for p, g in zip(produced[a0:a1], group[b0:b1]):
+                    self._compare_one(g, p)
+                continue
+            where = group[b0].position if b0 < len(group) else group[-1].position + 1
+            for p in produced[a0:a1]:
+                expected = text.body(p)
+                if p.HasField("deal_started") and not p.deal_started.salt:   # the placeholder's
+                    d = p.deal_started
+                    expected = f"deal_started {{deal_number: {d.deal_number}, dealer: {d.dealer}, a new deck}}"
+                self.fail(where, "derived", f"{p.WhichOneof('body')} is missing here: the rules "
+                          f"produce it after seq {group[0].position}", expected, "-")
+            for g in group[b0:b1]:
+                self.fail(g.position, "derived", f"{g.kind} does not follow from the action of "
+                          f"seq {group[0].position}: it was added or moved", "-", text.body(g.event))
+
+    def _compare_one(self, g: Entry, p: epb.TableEvent) -> None:
+        kind = p.WhichOneof("body")
+        if g.kind != kind:
+            self.fail(g.position, "derived", f"the rules produce {kind} here, the log has {g.kind}",
+                      text.body(p), text.body(g.event))
+            return
+        if g.payload == encode_body(p):
+            return
+        if kind in ("deal_started", "deck_revealed") and any(
+                v.sequence == g.position and v.check in ("commitment", "reveal") for v in self.out.violations):
+            return                                     # the deck checks reported it
+        diffs = text.diff(getattr(p, kind), getattr(g.event, kind))
+        for path, expected, found in diffs or [("", text.body(p), text.body(g.event))]:
+            self.fail(g.position, "derived", f"{kind}.{path} is not what the rules give" if path
+                      else f"{kind} is not what the rules give", expected, found)
+
+
+def _next_deal(group: list[Entry], decks: dict) -> NextDeal:
+    """The randomness of a deal the command may start: the deck and salt of the DealStarted
+    recorded among its events (the placeholder when none is readable: if the rules deal then,
+    its DealStarted is reported and the replay stops). ``decks``: position -> deck ints, as
+    read by the commitment check."""
+    for g in group:
+        if g.kind == "deal_started":
+            deck = decks.get(g.position)
+            if deck is not None:
+                return NextDeal(tuple(deck), g.event.deal_started.salt)
+            break
+    return _PLACEHOLDER_DEAL
+
+
+_CARD_OF = {(s, r): (s - 1) * 8 + r - 1 for s in range(1, 5) for r in range(1, 9)}
+
+
+def _deck(cards) -> list[int] | None:
+    """A deck's card ints, or None unless it holds each of the 32 cards once."""
+    try:
+        deck = [_CARD_OF[c.suit, c.rank] for c in cards]
+    except KeyError:
+        return None
+    return deck if len(deck) == 32 and frozenset(deck) == _FULL_DECK else None
+
+
+__all__ = ["CHECKS", "Entry", "Review", "Violation", "entries_of", "is_command", "review"]

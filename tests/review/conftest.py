@@ -1,0 +1,23 @@
+"""Real logs for the review tests: one game per preset, played by the app in process.
+
+Seats mix bots of every level and humans playing random legal actions; humans leave and come
+back, lose their connection and find it again, or for good (see EXTRA). Played once per session
+into a sqlite store that the CLI tests read back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from belote.review.sample import sample_logs
+from review_helpers import EXTRA, GAMES, Samples
+
+
+@pytest.fixture(scope="session")
+def samples(tmp_path_factory) -> Samples:
+    directory = tmp_path_factory.mktemp("review-store")
+    games = [(preset, seats, {"options": options, "seed": i, **EXTRA.get(preset, {})})
+             for i, (preset, (seats, options)) in enumerate(GAMES.items())]
+    exports = asyncio.run(sample_logs(games, directory=str(directory)))
+    return Samples(f"sqlite:///{directory}/sample.db", dict(zip(GAMES, exports)))

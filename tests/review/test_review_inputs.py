@@ -1,0 +1,199 @@
+"""`belote replay` / `belote export`: exit 0 clean, 1 a violation, 2 unreadable input (a clear
+message on stderr, never a traceback); --json for tools, --html for people."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from html.parser import HTMLParser
+
+import pytest
+from belote.review import cli
+from belote.review.load import to_json_line
+from review_helpers import clone, index_of, rechain
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="belote")
+    cli.add_commands(p.add_subparsers(dest="command", required=True))
+    return p
+
+
+def run(*argv) -> int:
+    args = parser().parse_args(list(argv))
+    return args.func(args)
+
+
+def write(path, log) -> str:
+    path.write_text("".join(to_json_line(m) + "\n" for m in log))
+    return str(path)
+
+
+def test_a_clean_file_exits_0_and_tells_the_game(samples, tmp_path, capsys):
+    path = write(tmp_path / "t.jsonl", samples.logs["classic"])
+    assert run("replay", "--file", path) == 0
+    out = capsys.readouterr().out
+    assert "CLEAN: no violation" in out and "Result: team" in out
+
+
+def test_a_violation_exits_1_and_lists_it(samples, tmp_path, capsys):
+    log = clone(samples.logs["classic"])
+    i = index_of(log, "deal_scored")
+    log[i].event.deal_scored.totals[0] += 100
+    path = write(tmp_path / "t.jsonl", rechain(log))
+    assert run("replay", "--file", path) == 1
+    out = capsys.readouterr().out
+    assert f"VIOLATION, the first at seq {i + 1}" in out
+    assert f"seq {i + 1}: [derived] deal_scored.totals is not what the rules give" in out
+    assert re.search(r"expected: \[\d+ \d+\]\n\s+found:\s+\[\d+ \d+\]", out)
+
+
+def test_replay_reads_a_table_from_the_store(samples, capsys):
+    table_id = samples.table_id("enhanced")
+    assert run("replay", table_id, "--store", samples.store_url, "--json") == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["table_id"] == table_id and data["clean"] and data["exit_code"] == 0
+    assert data["events"] == len(samples.logs["enhanced"])
+
+
+def test_export_prints_what_export_log_returns(samples, capsys):
+    table_id = samples.table_id("kamikaze")
+    assert run("export", table_id, "--store", samples.store_url) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [to_json_line(m) for m in samples.logs["kamikaze"]]
+    assert all(json.loads(line)["tableId"] == table_id for line in lines)
+
+
+def test_the_store_defaults_to_the_environment(samples, monkeypatch, capsys):
+    monkeypatch.setenv("BELOTE_STORE", samples.store_url)
+    assert run("export", samples.table_id("modern")) == 0
+    assert len(capsys.readouterr().out.splitlines()) == len(samples.logs["modern"])
+
+
+def test_html_is_one_self_contained_page(samples, tmp_path, capsys):
+    log = clone(samples.logs["belgian"])
+    i = index_of(log, "trick_won", start=30)
+    log[i].event.trick_won.points += 1
+    page = tmp_path / "review.html"
+    assert run("replay", "--file", write(tmp_path / "t.jsonl", rechain(log)), "--html", str(page)) == 1
+    html = page.read_text()
+    capsys.readouterr()
+
+    class Tags(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.tags, self.external = [], []
+
+        def handle_starttag(self, tag, attrs):
+            self.tags.append(tag)
+            self.external += [v for k, v in attrs if k in ("src", "href") and v and not v.startswith("#")]
+
+    tags = Tags()
+    tags.feed(html)
+    assert tags.external == [] and "link" not in tags.tags and "script" not in tags.tags
+    assert "<style>" in html and html.count('class="trick"') == sum(m.type == "trick_won" for m in log)
+    assert f"seq {i + 1}</b> [derived] trick_won.points" in html
+    assert "♥" in html or "♠" in html
+
+
+@pytest.mark.parametrize("content, words", [
+    ('{"tableId": "t", "sequence": "1"\n', "line 1: not JSON"),
+    ('{"tableId": "t", "seque', "line 1: truncated line"),
+    ('{"tableId": "t", "sequence": "1", "colour": "red"}\n', "line 1: not a belote.v1.LoggedEvent"),
+    ('{"tableId": "t", "sequence": "one"}\n', "line 1: not a belote.v1.LoggedEvent"),
+    ('{"event": {"cardPlayed": {"card": {"suit": "TRUMPS"}}}}\n', "line 1: not a belote.v1.LoggedEvent"),
+    ('[1, 2]\n', "line 1: expected a JSON object"),
+    ("", "no events"),
+    ("\n\n", "no events"),
+])
+def test_unreadable_files_exit_2_with_a_message(tmp_path, capsys, content, words):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(content)
+    assert run("replay", "--file", str(path)) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err and err.startswith("belote replay: ")
+
+
+def test_a_log_cut_mid_line_exits_2(samples, tmp_path, capsys):
+    text = "".join(to_json_line(m) + "\n" for m in samples.logs["modern"][:40])
+    path = tmp_path / "cut.jsonl"
+    path.write_text(text[: len(text) - 30])
+    assert run("replay", "--file", str(path)) == 2
+    assert "line 40: truncated line" in capsys.readouterr().err
+
+
+def test_a_binary_file_exits_2(tmp_path, capsys):
+    path = tmp_path / "bin.jsonl"
+    path.write_bytes(b"\xff\xfe\x00garbage")
+    assert run("replay", "--file", str(path)) == 2
+    assert "not UTF-8" in capsys.readouterr().err
+
+
+def test_missing_inputs_exit_2(samples, tmp_path, capsys):
+    assert run("replay", "--file", str(tmp_path / "nowhere.jsonl")) == 2
+    assert "cannot read" in capsys.readouterr().err
+    assert run("replay", "no-such-table", "--store", samples.store_url) == 2
+    assert "no table 'no-such-table'" in capsys.readouterr().err
+    assert run("export", "no-such-table", "--store", samples.store_url) == 2
+    assert "no table 'no-such-table'" in capsys.readouterr().err
+    missing = f"sqlite:///{tmp_path}/absent.db"
+    assert run("replay", "t", "--store", missing) == 2
+    assert "no store at" in capsys.readouterr().err
+    assert not (tmp_path / "absent.db").exists()          # looking did not create one
+    assert run("replay", "t", "--store", "mysql://x") == 2
+    assert "cannot open the store" in capsys.readouterr().err
+    assert run("replay") == 2
+    assert "give a TABLE_ID" in capsys.readouterr().err
+    assert run("replay", "t", "--file", "x.jsonl") == 2
+    assert "not both" in capsys.readouterr().err
+
+
+def test_a_partial_log_is_told_as_such(samples, tmp_path, capsys):
+    log = samples.logs["classic"]
+    end = index_of(log, "card_played", start=100)        # a table still playing: cut between commands
+    assert run("replay", "--file", write(tmp_path / "t.jsonl", log[:end])) == 0
+    assert "the log ends before the game does" in capsys.readouterr().out
+    # Cut inside a command's events, the events the rules produce are missing: that is reported.
+    end = index_of(log, "trick_won", start=100)
+    assert run("replay", "--file", write(tmp_path / "t.jsonl", log[:end])) == 1
+    assert f"seq {end + 1}: [derived] trick_won is missing here" in capsys.readouterr().out
+
+
+def tampered_store(samples, tmp_path, preset, sql, params) -> str:
+    """A copy of the sample store where a cheat with database access ran ``sql``."""
+    import sqlite3
+    source = samples.store_url.removeprefix("sqlite:///")
+    copy = tmp_path / "tampered.db"
+    with sqlite3.connect(source) as src, sqlite3.connect(copy) as dst:
+        src.backup(dst)
+    with sqlite3.connect(copy) as db:
+        db.execute("DROP TRIGGER events_no_update")
+        assert db.execute(sql, params).rowcount == 1
+    return f"sqlite:///{copy}"
+
+
+def test_a_payload_altered_in_the_database_is_caught(samples, tmp_path, capsys):
+    from belote.table.codec import encode_body
+    log = samples.logs["belgian"]
+    i = index_of(log, "trick_won", start=20)
+    changed = clone([log[i]])[0].event
+    changed.trick_won.winner = (changed.trick_won.winner + 1) % 4
+    url = tampered_store(samples, tmp_path, "belgian",
+                         "UPDATE events SET payload = ? WHERE table_id = ? AND sequence = ?",
+                         (encode_body(changed), log[0].table_id, i + 1))
+    assert run("replay", log[0].table_id, "--store", url, "--no-bot-check") == 1
+    out = capsys.readouterr().out
+    assert f"seq {i + 1}: [hash]" in out and f"seq {i + 1}: [derived] trick_won.winner" in out
+
+
+def test_a_payload_that_does_not_decode_is_a_violation_not_a_crash(samples, tmp_path, capsys):
+    log = samples.logs["kamikaze"]
+    url = tampered_store(samples, tmp_path, "kamikaze",
+                         "UPDATE events SET payload = ? WHERE table_id = ? AND sequence = ?",
+                         (b"\xff\xff\xff garbage", log[0].table_id, 30))
+    assert run("replay", log[0].table_id, "--store", url) == 1
+    out = capsys.readouterr().out
+    assert "seq 30: [envelope] the event has no body" in out and "seq 30: [hash]" in out
+    assert run("export", log[0].table_id, "--store", url) == 2     # JSON cannot carry it
+    assert "event 30" in capsys.readouterr().err
