@@ -36,26 +36,35 @@ _BY_NUMBER = {c.value[0]: c.name for c in grpc.StatusCode}
 
 
 class MetricsInterceptor(grpc.aio.ServerInterceptor):
+    def __init__(self) -> None:
+        self._wrapped: dict[str, grpc.RpcMethodHandler | None] = {}   # per method, built once
+
     async def intercept_service(self, continuation, details: grpc.HandlerCallDetails):
-        handler = await continuation(details)
-        if handler is None:  # unknown method: grpc answers UNIMPLEMENTED itself
-            return handler
-        service, _, method = details.method.lstrip("/").rpartition("/")
-        if handler.unary_unary:
-            labels = ("unary", service, method)
-            return grpc.unary_unary_rpc_method_handler(
-                _unary(handler.unary_unary, labels),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer)
-        # Streams written with context.write() (health's Watch) are left as they are: a wrapper
-        # of another kind would change how grpc drives them.
-        if handler.unary_stream and inspect.isasyncgenfunction(handler.unary_stream):
-            labels = ("server_stream", service, method)
-            return grpc.unary_stream_rpc_method_handler(
-                _server_stream(handler.unary_stream, labels),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer)
-        return handler  # streaming requests (reflection): served, not measured
+        wrapped = self._wrapped.get(details.method)
+        if wrapped is None:
+            wrapped = self._wrapped[details.method] = _wrap(await continuation(details), details.method)
+        return wrapped
+
+
+def _wrap(handler, full_method: str):
+    if handler is None:  # unknown method: grpc answers UNIMPLEMENTED itself
+        return handler
+    service, _, method = full_method.lstrip("/").rpartition("/")
+    if handler.unary_unary:
+        labels = ("unary", service, method)
+        return grpc.unary_unary_rpc_method_handler(
+            _unary(handler.unary_unary, labels),
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer)
+    # Streams written with context.write() (health's Watch) are left as they are: a wrapper
+    # of another kind would change how grpc drives them.
+    if handler.unary_stream and inspect.isasyncgenfunction(handler.unary_stream):
+        labels = ("server_stream", service, method)
+        return grpc.unary_stream_rpc_method_handler(
+            _server_stream(handler.unary_stream, labels),
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer)
+    return handler  # streaming requests (reflection): served, not measured
 
 
 def _begin(request, labels) -> None:
