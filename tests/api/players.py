@@ -33,10 +33,12 @@ class Table:
     host_token: str
     target: int
     tokens: dict[int, str] = field(default_factory=dict)
+    password: str = ""      # a private table's: a spectator view needs it
 
     async def view(self, seat: int | None = None) -> pb.Table:
         md = bearer(self.tokens[seat]) if seat is not None else None
-        return await self.stub.GetTable(pb.GetTableRequest(table_id=self.table_id), metadata=md)
+        return await self.stub.GetTable(pb.GetTableRequest(table_id=self.table_id,
+                                                           password=self.password), metadata=md)
 
     async def version(self) -> int:
         return (await self.view()).version
@@ -99,7 +101,7 @@ async def new_table(stub, preset: str = "classic", options: dict | None = None,
     created = await stub.CreateTable(pb.CreateTableRequest(
         preset=preset, options=options, request_id=rid(), **create))
     table = Table(stub, created.table_id, created.host_token,
-                  int(created.table.options["target"]))
+                  int(created.table.options["target"]), password=create.get("password", ""))
     for seat in humans:
         await table.join(seat, name=f"human{seat}", password=create.get("password", ""))
     for seat in sorted(set(range(4)) - set(humans)):

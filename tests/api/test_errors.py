@@ -206,7 +206,7 @@ async def test_game_over(stub):
 async def test_wrong_or_missing_password_is_permission_denied(stub):
     created = await stub.CreateTable(pb.CreateTableRequest(
         preset="classic", private=True, password="open sesame", request_id=rid()))
-    table = Table(stub, created.table_id, created.host_token, 1000)
+    table = Table(stub, created.table_id, created.host_token, 1000, password="open sesame")
     await refused(table, table.join(password="open says me"), C.PERMISSION_DENIED, "WRONG_PASSWORD")
     await refused(table, table.join(), C.PERMISSION_DENIED, "WRONG_PASSWORD")
     assert (await table.join(password="open sesame")).seat == 0

@@ -36,6 +36,14 @@ def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
     return None
 
 
+def player_token(context: grpc.aio.ServicerContext) -> str | None:
+    """The registered player's JWT of an ``x-player-token`` metadata entry; None when absent."""
+    for key, value in context.invocation_metadata() or ():
+        if key.lower() == "x-player-token":
+            return str(value).strip() or None
+    return None
+
+
 async def _unary(context: grpc.aio.ServicerContext, rpc: str,
                  call: Callable[[str | None], Awaitable[T]]) -> T:
     try:
@@ -66,14 +74,16 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         self._app = app
 
     async def CreateTable(self, request, context):
-        return await _unary(context, "CreateTable", lambda _: self._app.create_table(request))
+        return await _unary(context, "CreateTable",
+                            lambda _: self._app.create_table(request, player_token(context)))
 
     async def ListTables(self, request, context):
         return await _unary(context, "ListTables", lambda _: self._app.list_tables(request))
 
     async def JoinTable(self, request, context):
-        # The token matters only to reclaim a seat left to a takeover bot.
-        return await _unary(context, "JoinTable", lambda t: self._app.join_table(request, t))
+        # The bearer token matters only to reclaim a seat left to a takeover bot.
+        return await _unary(context, "JoinTable",
+                            lambda t: self._app.join_table(request, t, player_token(context)))
 
     async def AddBot(self, request, context):
         return await _unary(context, "AddBot", lambda t: self._app.add_bot(request, t))
@@ -90,6 +100,20 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
 
     async def GetTable(self, request, context):
         return await _unary(context, "GetTable", lambda t: self._app.get_table(request, t))
+
+    async def PostChat(self, request, context):
+        return await _unary(context, "PostChat", lambda t: self._app.post_chat(request, t))
+
+    async def VoteRematch(self, request, context):
+        return await _unary(context, "VoteRematch", lambda t: self._app.vote_rematch(request, t))
+
+    async def GetBalance(self, request, context):
+        return await _unary(context, "GetBalance",
+                            lambda _: self._app.get_balance(request, player_token(context)))
+
+    async def GetLeaderboard(self, request, context):
+        return await _unary(context, "GetLeaderboard",
+                            lambda _: self._app.get_leaderboard(request, player_token(context)))
 
     # grpc.aio wants async generator functions here. aclosing() closes _stream, and through it
     # the app's iterator, as soon as the client goes away rather than when garbage is collected.

@@ -13,6 +13,8 @@ import base64
 import functools
 import hashlib
 import hmac
+import os
+import re
 import secrets
 import time
 from collections import OrderedDict
@@ -42,22 +44,29 @@ from belote.table.codec import (
 )
 from belote.table.decide import (
     Act,
+    CloseTable,
     CreateTable,
     Disconnect,
     JoinSeat,
     LeaveSeat,
+    PostChat,
     ReclaimSeat,
     Reconnect,
     Refused,
     SeatBot,
+    TimerMove,
+    VoteRematch,
     decide,
 )
-from belote.table.state import BOT, HUMAN, PLAYING, WAITING, TableState, evolve
+from belote.table.state import BOT, FINISHED, HUMAN, PLAYING, WAITING, TableState, evolve
 from belote.table.views import REVIEWER, SPECTATOR, Redactor, seat_view, status_to_pb, table_view
 from belote.v1 import events_pb2 as epb
 from belote.v1 import table_service_pb2 as tpb
 
 from . import errors as err
+from .identity import Identity
+from .ledgers import RATING_START, Ledgers, month_of
+from .limits import Spectators, WrongPasswords
 
 log = structlog.get_logger("belote.app")
 
@@ -68,6 +77,15 @@ CACHE_TABLES = 4096
 RETRIES = 8
 WATCH_POLL_S = 0.5
 DISCONNECT_GRACE_S = 60.0
+STARTING_CHIPS = 1000
+MAX_CHAT = 500
+MAX_TURN_TIMER_S = 3600
+SWEEP_MAX_S = 15.0     # a deadline another replica wrote is enforced at most this late here
+SWEEP_MIN_S = 0.1
+CLOSED = "closed"                 # the index status of a closed table (TableStatus stays FINISHED)
+_MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
+# Refusals of the decider that are not FAILED_PRECONDITION.
+_REFUSAL_CODES = {"CHAT_TOO_FAST": err.RESOURCE_EXHAUSTED}
 
 
 def _now_us() -> int:
@@ -84,9 +102,15 @@ def _scrypt(password: str, salt: bytes) -> bytes:
 
 class TableApp:
     def __init__(self, store, secret: bytes, reviewer_token: str | None = None,
-                 disconnect_grace_s: float = DISCONNECT_GRACE_S):
+                 disconnect_grace_s: float = DISCONNECT_GRACE_S, *, auth_secret: str | None = None,
+                 starting_chips: int = STARTING_CHIPS, clock: Callable[[], int] = _now_us):
         self.store = store
         self.disconnect_grace_s = disconnect_grace_s
+        self.clock = clock                  # unix microseconds: the time written into events
+        self.identity = Identity(auth_secret)
+        self.ledgers = Ledgers(store, starting_chips, clock)
+        self._wrong_passwords = WrongPasswords()
+        self._spectators = Spectators()
         self._streams: dict[tuple[str, int], int] = {}     # (table, seat) -> open watch streams here
         self._background: set[asyncio.Task] = set()
         self._secret = secret
@@ -95,12 +119,18 @@ class TableApp:
         self._bot_tasks: dict[str, asyncio.Task] = {}
         self._bot_again: set[str] = set()
         self._closing = asyncio.Event()
+        self._next_sweep_us = 0             # the soonest deadline known to this process
+        self._deadline_sooner = asyncio.Event()
 
     @classmethod
     async def open(cls, store_url: str, *, reviewer_token: str | None = None,
                    disconnect_grace_s: float = DISCONNECT_GRACE_S) -> TableApp:
+        """Open the store; the player-token key and the starting balance come from the
+        environment: BELOTE_AUTH_SECRET (unset: no registered players), BELOTE_STARTING_CHIPS."""
         store = open_store(store_url)
-        return cls(store, await store.server_secret(), reviewer_token, disconnect_grace_s)
+        return cls(store, await store.server_secret(), reviewer_token, disconnect_grace_s,
+                   auth_secret=os.environ.get("BELOTE_AUTH_SECRET"),
+                   starting_chips=int(os.environ.get("BELOTE_STARTING_CHIPS") or STARTING_CHIPS))
 
     async def close(self) -> None:
         self.shutdown()
@@ -129,41 +159,105 @@ class TableApp:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    # Disconnects: a deadline is the time of a SeatDisconnected event plus the grace, so any
-    # replica, before or after a restart, enforces it the same way.
+    # Deadlines: each is the time of an event of the log plus a delay (a SeatDisconnected plus
+    # the grace, the event that made it a seat's turn plus the turn timer, a GameEnded plus the
+    # rematch vote), so any replica, before or after a restart, enforces it the same way; the
+    # expected version makes sure only the first one to look acts.
     async def enforce_deadlines(self, now_us: int | None = None) -> int:
-        """Seat a takeover bot wherever a disconnected player's grace ran out; returns how many."""
-        now_us = now_us or _now_us()
-        taken = 0
+        """Act on every deadline passed by ``now_us`` (default: now); returns how many.
+
+        A disconnected player past its grace gets a takeover bot; a human seat past its turn
+        timer gets a timer move; a table whose rematch vote ran out closes. The ledgers of
+        games started or ended are settled too, if this process has not yet (after a restart).
+        """
+        now_us = now_us or self.clock()
+        self._next_sweep_us = self.clock() + int(SWEEP_MAX_S * 1e6)
+        done = 0
         for table_id, _entry, _version in await self.store.list_index(status=PLAYING, limit=100_000):
             state = await self._load(table_id)
             for seat, s in enumerate(state.seats):
                 if s.occupant == HUMAN and s.disconnected_at_us and \
                         now_us - s.disconnected_at_us >= self.disconnect_grace_s * 1e6:
                     level = state.created.takeover_bot_level or epb.NORMAL
-                    command = LeaveSeat(seat, level, epb.DISCONNECTED)
-                    try:
-                        await self._execute(table_id, f"grace-{seat}-{state.version}",
-                                            lambda st, c=command: decide(st, c, self._next_deal()),
-                                            state.version)
-                        taken += 1
-                    except err.AppError:
-                        pass      # another replica (or the player) moved first; next sweep sees it
-        return taken
+                    done += await self._on_deadline(state, f"grace-{seat}",
+                                                    LeaveSeat(seat, level, epb.DISCONNECTED))
+            state = await self._load(table_id)
+            deadline = state.turn_deadline_us()
+            if deadline is not None and now_us >= deadline:
+                done += await self._on_deadline(state, "timer", self._timer_move(state, now_us))
+            if state.pot:
+                await self._settle(state, "stake")
+            self._note_deadlines(await self._load(table_id))
+        for table_id, _entry, _version in await self.store.list_index(status=FINISHED, limit=100_000):
+            state = await self._load(table_id)
+            await self._settle(state, "end")
+            deadline = state.rematch_deadline_us()
+            if deadline is not None and now_us >= deadline:
+                done += await self._on_deadline(state, "close", CloseTable(now_us))
+            self._note_deadlines(await self._load(table_id))
+        return done
+
+    def _note_deadlines(self, state: TableState) -> None:
+        """Sweep again by the table's soonest deadline (grace, turn timer or rematch vote)."""
+        deadlines = [state.turn_deadline_us(), state.rematch_deadline_us()]
+        if state.status == PLAYING:
+            deadlines += [s.disconnected_at_us + int(self.disconnect_grace_s * 1e6)
+                          for s in state.seats if s.occupant == HUMAN and s.disconnected_at_us]
+        soonest = min((d for d in deadlines if d is not None), default=None)
+        now_us = self.clock()
+        if soonest is not None and soonest <= now_us:
+            soonest = now_us + 1_000_000      # due, yet nobody acted: look again in a second
+        if soonest is not None and soonest < self._next_sweep_us:
+            self._next_sweep_us = soonest
+            self._deadline_sooner.set()
+
+    async def _on_deadline(self, state: TableState, what: str, command) -> int:
+        try:
+            await self._execute(state.table_id, f"{what}-{state.version}",
+                                lambda st: decide(st, command, self._next_deal()), state.version)
+            return 1
+        except err.AppError:
+            return 0      # another replica (or the player) moved first; the next sweep looks again
+
+    def _timer_move(self, state: TableState, now_us: int) -> TimerMove:
+        """A bot's move, at the table's takeover level, for the seat whose turn timer ran out."""
+        seat = state.to_act()
+        level = state.created.takeover_bot_level or epb.NORMAL
+        seed = secrets.randbits(63)
+        action = bots.choose(level, seat_view(state, seat), seed)
+        return TimerMove(seat, action, epb.BotMove(level=level, seed=seed), now_us)
+
+    async def _settle(self, state: TableState, step: str) -> None:
+        """Apply a game's start (stakes) or end (pot, ratings) to the ledgers, once."""
+        try:
+            if step == "stake":
+                await self.ledgers.settle_stakes(state)
+            else:
+                await self.ledgers.settle_game(state)
+        except Exception as e:  # noqa: BLE001 - the table's events are appended: never fail them
+            self.ledgers.forget(state, step)
+            log.warning("ledgers not settled yet", table_id=state.table_id, step=step, error=repr(e))
 
     async def _enforce_deadlines_forever(self) -> None:
-        every = min(max(self.disconnect_grace_s / 4, 0.2), 15.0)
+        """Sweep, then sleep until the soonest deadline this process knows of (one its own
+        appends set wakes it earlier), and at most SWEEP_MAX_S."""
         while not self._closing.is_set():
             try:
                 await self.enforce_deadlines()
             except (StoreError, err.AppError) as e:
-                log.warning("disconnect sweep failed", error=str(e))
-            await asyncio.sleep(every)
+                log.warning("deadline sweep failed", error=str(e))
+            await asyncio.sleep(SWEEP_MIN_S)
+            while (wait_s := (self._next_sweep_us - self.clock()) / 1e6) > 0:
+                self._deadline_sooner.clear()
+                try:
+                    await asyncio.wait_for(self._deadline_sooner.wait(), wait_s)
+                except TimeoutError:
+                    break
 
     async def _presence(self, table_id: str, seat: int, command) -> None:
         """Append a (dis)connection if the table still wants it; a refusal means it does not."""
         try:
-            await self._execute(table_id, f"presence-{seat}-{_now_us()}",
+            await self._execute(table_id, f"presence-{seat}-{self.clock()}",
                                 lambda st: decide(st, command, self._next_deal()))
         except (err.AppError, StoreError):
             pass
@@ -184,6 +278,8 @@ class TableApp:
     # Loading and appending -------------------------------------------------------------------
     async def _load(self, table_id: str) -> TableState:
         """The table's state at the log's current version (callers must not mutate it)."""
+        if ":" in table_id:            # a ledger's log ("player:...", "ratings:..."), not a table
+            return TableState(table_id)
         state = self._states.get(table_id)
         try:
             new = await self.store.read(table_id, after_sequence=state.version if state else 0)
@@ -233,19 +329,23 @@ class TableApp:
                     return [decode_stored(s) for s in earlier], await self._load(table_id)
                 if e.reason == "VERSION_CONFLICT":
                     raise err.aborted(e.message) from None
+                if e.reason in _REFUSAL_CODES:
+                    raise err.AppError(_REFUSAL_CODES[e.reason], e.reason, e.message) from None
                 if attempt > 0:
                     raise err.aborted(f"the table changed while your request was handled: {e.message}",
                                       "CONFLICT_" + e.reason) from None
                 raise err.refused(e.reason, e.message) from None
             new_state = state.copy()
+            now_us = self.clock()
             for i, event in enumerate(events, start=state.version + 1):
                 event.sequence = i
+                event.time.FromMicroseconds(now_us)
                 evolve(new_state, event)
             started = time.perf_counter()
             try:
                 result = await self.store.append(
                     table_id, state.version, [NewEvent(event_type(e), encode_body(e)) for e in events],
-                    request_id=request_id, recorded_at_us=_now_us(), index=_index_entry(new_state))
+                    request_id=request_id, recorded_at_us=now_us, index=_index_entry(new_state))
             except VersionConflict:
                 metrics.APPEND_CONFLICTS.inc()
                 if expected_version is not None:
@@ -260,6 +360,12 @@ class TableApp:
                 self._remember(new_state)
                 self._appended(table_id, stored)
                 self._kick_bots_if_due(new_state)
+                self._note_deadlines(new_state)
+                kinds = {event_type(e) for e in stored}
+                if "game_started" in kinds and new_state.pot:
+                    await self._settle(new_state, "stake")
+                if "game_ended" in kinds:
+                    await self._settle(new_state, "end")
             return stored, await self._load(table_id) if result.duplicate else new_state
         raise err.aborted("the table is too busy right now: retry with the same request_id")
 
@@ -314,15 +420,34 @@ class TableApp:
     def _is_host(self, state: TableState, token: str | None) -> bool:
         return bool(token) and hmac.compare_digest(_sha256(token), state.created.host_token_hash)
 
-    async def _viewer(self, state: TableState, token: str | None) -> int:
-        """A seat, or SPECTATOR (no token, or the host's)."""
-        if not token or self._is_host(state, token):
+    async def _viewer(self, state: TableState, token: str | None, password: str = "") -> int:
+        """A seat, or SPECTATOR (no token, or the host's). A spectator without the host token
+        needs the password of a private table."""
+        if self._is_host(state, token):
+            return SPECTATOR
+        if not token:
+            self._check_password(state, password)
             return SPECTATOR
         return await self._seat_of(state, token)
 
+    def _check_password(self, state: TableState, password: str) -> None:
+        """Nothing for a public table; PERMISSION_DENIED for a wrong password of a private one,
+        and RESOURCE_EXHAUSTED after 5 wrong ones within a minute (per table, per process)."""
+        created = state.created
+        if not created.private:
+            return
+        if self._wrong_passwords.blocked(state.table_id):
+            raise err.AppError(err.RESOURCE_EXHAUSTED, "TOO_MANY_WRONG_PASSWORDS",
+                               "too many wrong passwords for this table: wait a minute")
+        if not hmac.compare_digest(_scrypt(password, created.password_salt), created.password_hash):
+            self._wrong_passwords.failed(state.table_id)
+            raise err.denied("WRONG_PASSWORD", "wrong password for this private table")
+
     # Use cases -------------------------------------------------------------------------------
-    async def create_table(self, req: tpb.CreateTableRequest) -> tpb.CreateTableResponse:
+    async def create_table(self, req: tpb.CreateTableRequest,
+                           player_token: str | None = None) -> tpb.CreateTableResponse:
         key = _request_key(req.request_id, None)
+        host_player = self.identity.player_id(player_token)
         preset = req.preset or "classic"
         try:
             rules = rules_for(preset, dict(req.options))
@@ -336,13 +461,16 @@ class TableApp:
             raise err.invalid("password", "password: a private table needs one")
         if req.takeover_bot_level not in (0, epb.EASY, epb.NORMAL, epb.HARD):
             raise err.invalid("takeover_bot_level", "takeover_bot_level: EASY, NORMAL or HARD")
+        if not 0 <= req.turn_timer_s <= MAX_TURN_TIMER_S:
+            raise err.invalid("turn_timer_s", f"turn_timer_s: 0 (no timer) to {MAX_TURN_TIMER_S} seconds")
         table_id = self._table_id(req.request_id)
         host_token = self._token("host", table_id, "")
         created = epb.TableCreated(
             name=req.name or f"{preset} table", preset=preset, options=rules.as_strings(),
             private=req.private, stake=req.stake,
             takeover_bot_level=req.takeover_bot_level or epb.NORMAL,
-            host_token_hash=_sha256(host_token))
+            host_token_hash=_sha256(host_token), turn_timer_s=req.turn_timer_s,
+            host_player_id=host_player)
         if req.private:
             created.password_salt = secrets.token_bytes(16)
             created.password_hash = _scrypt(req.password, created.password_salt)
@@ -358,24 +486,35 @@ class TableApp:
         rows = await self.store.list_index(status=WAITING, listed=True, limit=limit)
         return tpb.ListTablesResponse(tables=[tpb.TableSummary.FromString(e.summary) for _, e, _ in rows])
 
-    async def join_table(self, req: tpb.JoinTableRequest, token: str | None) -> tpb.JoinTableResponse:
+    async def join_table(self, req: tpb.JoinTableRequest, token: str | None,
+                         player_token: str | None = None) -> tpb.JoinTableResponse:
         key = _request_key(req.request_id, token)
         seat = _check_seat(req.seat if req.HasField("seat") else None)
+        player = self.identity.player_id(player_token)
         state = await self._existing(req.table_id)
         if token:
             return await self._reclaim(state, token, key)
         if not 1 <= len(req.display_name) <= MAX_DISPLAY_NAME:
             raise err.invalid("display_name", f"display_name: 1 to {MAX_DISPLAY_NAME} characters")
-        created = state.created
-        if created.private and not hmac.compare_digest(
-                _scrypt(req.password, created.password_salt), created.password_hash):
-            raise err.denied("WRONG_PASSWORD", "wrong password for this private table")
+        self._check_password(state, req.password)
+        await self._check_stake(state, player)
         seat_token = self._token("seat", req.table_id, req.request_id)
+        command = JoinSeat(seat, req.display_name, _sha256(seat_token), player)
         events, state = await self._execute(
-            req.table_id, key,
-            lambda s: decide(s, JoinSeat(seat, req.display_name, _sha256(seat_token)), self._next_deal()))
+            req.table_id, key, lambda s: decide(s, command, self._next_deal()))
         taken = next(e.seat_joined.seat for e in events if e.HasField("seat_joined"))
         return tpb.JoinTableResponse(seat=taken, seat_token=seat_token, table=table_view(state, taken))
+
+    async def _check_stake(self, state: TableState, player: str) -> None:
+        """A table with a stake seats only registered players who can pay it."""
+        stake = state.created.stake
+        if not stake:
+            return
+        if not player:
+            raise err.refused("STAKE_NEEDS_PLAYER", "a table with a stake is for registered players: "
+                                                    "send your x-player-token")
+        if await self.ledgers.balance(player) < stake:
+            raise err.refused("NOT_ENOUGH_CHIPS", f"you need {stake} chips to pay this table's stake")
 
     async def _reclaim(self, state: TableState, token: str, key: str) -> tpb.JoinTableResponse:
         """A player who left comes back with its seat token: the takeover bot hands it back."""
@@ -455,7 +594,7 @@ class TableApp:
 
     async def get_table(self, req: tpb.GetTableRequest, token: str | None) -> tpb.Table:
         state = await self._existing(req.table_id)
-        viewer = await self._viewer(state, token)
+        viewer = await self._viewer(state, token, req.password)
         self._kick_bots_if_due(state)
         return table_view(state, viewer)
 
@@ -464,11 +603,14 @@ class TableApp:
         if req.from_sequence < 0:
             raise err.invalid("from_sequence", "from_sequence: 0 or more (0 and 1 both mean from the start)")
         state = await self._existing(req.table_id)
-        viewer = await self._viewer(state, token)
+        viewer = await self._viewer(state, token, req.password)
         first = max(req.from_sequence, 1)
         if first > state.version + 1:
             raise err.AppError(err.OUT_OF_RANGE, "SEQUENCE_AHEAD",
                                f"from_sequence {first} is past the table's next event {state.version + 1}")
+        if viewer == SPECTATOR and not self._spectators.enter(req.table_id):
+            raise err.AppError(err.RESOURCE_EXHAUSTED, "TOO_MANY_SPECTATORS",
+                               f"this table has {self._spectators.limit} spectators already")
         redactor = Redactor(viewer)
         seen = 0
         metrics.WATCH_STREAMS.inc()
@@ -487,12 +629,73 @@ class TableApp:
                 await self.store.wait_for_append(req.table_id, seen, timeout=WATCH_POLL_S)
         finally:
             metrics.WATCH_STREAMS.dec()
+            if viewer == SPECTATOR:
+                self._spectators.leave(req.table_id)
             if viewer >= 0:
                 self._streams[stream_key] -= 1
                 if not self._streams[stream_key]:
                     del self._streams[stream_key]
                     if not self._closing.is_set():
                         self._spawn(self._presence(req.table_id, viewer, Disconnect(viewer)))
+
+    async def post_chat(self, req: tpb.PostChatRequest, token: str | None) -> tpb.PostChatResponse:
+        key = _request_key(req.request_id, token)
+        if not 1 <= len(req.text) <= MAX_CHAT or not req.text.strip():
+            raise err.invalid("text", f"text: 1 to {MAX_CHAT} characters, not only spaces")
+        state = await self._existing(req.table_id)
+        seat = await self._viewer(state, token, req.password)
+        if seat == SPECTATOR and not 1 <= len(req.display_name) <= MAX_DISPLAY_NAME:
+            raise err.invalid("display_name", f"display_name: a spectator posts under a name of "
+                                              f"1 to {MAX_DISPLAY_NAME} characters")
+        name = state.seats[seat].display_name if seat >= 0 else req.display_name
+        command = PostChat(seat, name, req.text, self.clock())
+        events, _ = await self._execute(req.table_id, key,
+                                        lambda s: decide(s, command, self._next_deal()))
+        return tpb.PostChatResponse(event=events[0])
+
+    async def vote_rematch(self, req: tpb.VoteRematchRequest,
+                           token: str | None) -> tpb.VoteRematchResponse:
+        key = _request_key(req.request_id, token)
+        state = await self._existing(req.table_id)
+        seat = await self._seated(state, token)
+        if state.created.stake:
+            await self._check_stake(state, state.seats[seat].player_id)
+        command = VoteRematch(seat, self.clock())
+        _, state = await self._execute(req.table_id, key,
+                                       lambda s: decide(s, command, self._next_deal()))
+        return tpb.VoteRematchResponse(table=table_view(state, seat))
+
+    async def get_balance(self, req: tpb.GetBalanceRequest,
+                          player_token: str | None) -> tpb.GetBalanceResponse:
+        if not player_token:
+            raise err.unauthenticated("GetBalance needs your x-player-token")
+        player = self.identity.player_id(player_token)
+        return tpb.GetBalanceResponse(player_id=player, balance=await self.ledgers.balance(player))
+
+    async def get_leaderboard(self, req: tpb.GetLeaderboardRequest,
+                              player_token: str | None) -> tpb.GetLeaderboardResponse:
+        preset = req.preset or "classic"
+        try:
+            rules_for(preset)
+        except InvalidOptions as e:
+            raise err.invalid("preset", str(e)) from None
+        month = req.month or month_of(self.clock())
+        if not _MONTH.fullmatch(month):
+            raise err.invalid("month", "month: yyyy-mm, e.g. 2026-03")
+        if req.page_size < 0:
+            raise err.invalid("page_size", "page_size: must be 0 or more")
+        player = self.identity.player_id(player_token)
+        ratings = await self.ledgers.ratings(preset, month)
+        ranked = sorted(ratings.items(), key=lambda pr: (-pr[1].rating, pr[1].games, pr[0]))
+        entries = [tpb.LeaderboardEntry(rank=i, player_id=p, display_name=r.display_name,
+                                        rating=r.rating, games=r.games)
+                   for i, (p, r) in enumerate(ranked, start=1)]
+        reply = tpb.GetLeaderboardResponse(preset=preset, month=month,
+                                           entries=entries[:min(req.page_size or 50, 200)])
+        if player:
+            mine = next((e for e in entries if e.player_id == player), None)
+            reply.you.CopyFrom(mine or tpb.LeaderboardEntry(player_id=player, rating=RATING_START))
+        return reply
 
     async def export_log(self, req: tpb.ExportLogRequest, token: str | None) -> AsyncIterator[epb.LoggedEvent]:
         if not token:
@@ -582,9 +785,10 @@ def logged_event(stored) -> epb.LoggedEvent:
 def _index_entry(state: TableState) -> TableIndexEntry:
     summary = tpb.TableSummary(table_id=state.table_id, name=state.created.name,
                                preset=state.created.preset, free_seats=len(state.free_seats()),
-                               stake=state.created.stake,
+                               stake=state.created.stake, turn_timer_s=state.created.turn_timer_s,
                                status=status_to_pb(state.status))
-    return TableIndexEntry(status=state.status, listed=not state.created.private and state.status == WAITING,
+    return TableIndexEntry(status=CLOSED if state.closed else state.status,
+                           listed=not state.created.private and state.status == WAITING,
                            summary=summary.SerializeToString(deterministic=True))
 
 

@@ -31,7 +31,18 @@ from .codec import (
     contract_to_pb,
     deal_scored_to_pb,
 )
-from .state import BOT, EMPTY, FINISHED, HUMAN, PLAYING, WAITING, TableState
+from .state import (
+    BOT,
+    CHAT_BURST,
+    CHAT_WINDOW_S,
+    FINISHED,
+    HUMAN,
+    PLAYING,
+    WAITING,
+    TableState,
+    chat_author,
+    evolve,
+)
 
 
 class Refused(Exception):
@@ -100,6 +111,37 @@ class Act:
     bot: epb.BotMove | None = None
 
 
+@dataclass(frozen=True)
+class TimerMove:
+    """A bot's move for a human seat whose turn timer ran out by ``now_us``."""
+
+    seat: int
+    action: object
+    bot: epb.BotMove
+    now_us: int
+
+
+@dataclass(frozen=True)
+class PostChat:
+    seat: int                       # -1: a spectator
+    display_name: str
+    text: str
+    now_us: int
+
+
+@dataclass(frozen=True)
+class VoteRematch:
+    seat: int
+    now_us: int
+
+
+@dataclass(frozen=True)
+class CloseTable:
+    """Close a table whose rematch vote ran out by ``now_us``."""
+
+    now_us: int
+
+
 def deck_commitment(deck, salt: bytes) -> bytes:
     """sha256 over the 32 card numbers (suit*8 + rank, one byte each, top first) then the salt."""
     return hashlib.sha256(bytes(deck) + salt).digest()
@@ -116,16 +158,21 @@ def decide(state: TableState, command, next_deal: NextDeal) -> list[epb.TableEve
         return [_ev(table_created=command.created)]
     if not state.exists:
         raise Refused("TABLE_NOT_FOUND", "no such table")
+    if isinstance(command, PostChat):
+        return _chat(state, command)
+    if state.closed:
+        raise Refused("TABLE_CLOSED", "this table is closed")
     if isinstance(command, JoinSeat):
         seat = _free_seat(state, command.seat)
-        events = [_ev(seat_joined=epb.SeatJoined(seat=seat, display_name=command.display_name,
-                                                 token_hash=command.token_hash,
-                                                 player_id=command.player_id))]
-        return events + _start_if_full(state, seat, next_deal)
+        if command.player_id and any(s.player_id == command.player_id for s in state.seats):
+            raise Refused("ALREADY_SEATED", "you already hold a seat at this table")
+        return _start_if_full(state, _ev(seat_joined=epb.SeatJoined(
+            seat=seat, display_name=command.display_name, token_hash=command.token_hash,
+            player_id=command.player_id)), next_deal)
     if isinstance(command, SeatBot):
         seat = _free_seat(state, command.seat)
-        events = [_ev(bot_seated=epb.BotSeated(seat=seat, level=command.level))]
-        return events + _start_if_full(state, seat, next_deal)
+        return _start_if_full(state, _ev(bot_seated=epb.BotSeated(seat=seat, level=command.level)),
+                              next_deal)
     if isinstance(command, LeaveSeat):
         if state.status == FINISHED:
             raise Refused("GAME_OVER", "the game is over")
@@ -154,6 +201,21 @@ def decide(state: TableState, command, next_deal: NextDeal) -> list[epb.TableEve
         return [_ev(seat_reclaimed=epb.SeatReclaimed(seat=command.seat))]
     if isinstance(command, Act):
         return _act(state, command, next_deal)
+    if isinstance(command, TimerMove):
+        deadline = state.turn_deadline_us()
+        if deadline is None or state.to_act() != command.seat or command.now_us < deadline:
+            raise Refused("TIMER_NOT_DUE", "this seat's turn timer has not run out")
+        bot = epb.BotMove(level=command.bot.level, seed=command.bot.seed, timer=True)
+        return _act(state, Act(command.seat, command.action, bot), next_deal)
+    if isinstance(command, VoteRematch):
+        return _vote_rematch(state, command, next_deal)
+    if isinstance(command, CloseTable):
+        deadline = state.rematch_deadline_us()
+        if deadline is None:
+            raise Refused("GAME_NOT_OVER", "no game is over at this table")
+        if command.now_us < deadline:
+            raise Refused("REMATCH_VOTE_OPEN", "the rematch vote is still open")
+        return [_ev(table_closed=epb.TableClosed(reason=epb.NO_REMATCH))]
     raise TypeError(f"not a command: {command!r}")
 
 
@@ -170,13 +232,65 @@ def _free_seat(state: TableState, wanted: int | None) -> int:
     return wanted
 
 
-def _start_if_full(state: TableState, seat: int, next_deal: NextDeal) -> list[epb.TableEvent]:
-    if any(s.occupant == EMPTY for i, s in enumerate(state.seats) if i != seat):
-        return []
+def _start_if_full(state: TableState, seated: epb.TableEvent,
+                   next_deal: NextDeal) -> list[epb.TableEvent]:
+    """The seating event, then the game's start if it filled the 4th seat."""
+    after = evolve(state.copy(), seated)
+    if after.free_seats():
+        return [seated]
+    return [seated] + _new_game(after, after.rules.first_dealer, next_deal)
+
+
+def _new_game(state: TableState, first_dealer: int, next_deal: NextDeal) -> list[epb.TableEvent]:
+    """GameStarted (every human seat pays the stake into the pot) and its first deal."""
     game = Game(state.rules)
-    events = [_ev(game_started=epb.GameStarted(game_number=state.game_number + 1,
-                                               first_dealer=game.dealer))]
-    return events + _deal(game, next_deal)
+    game.dealer = first_dealer
+    paying = state.humans() if state.created.stake else []
+    started = epb.GameStarted(game_number=state.game_number + 1, first_dealer=first_dealer,
+                              pot=state.created.stake * len(paying), paying_seats=paying)
+    return [_ev(game_started=started)] + _deal(game, next_deal)
+
+
+def share_pot(stake: int, paying_seats, winning_team: int) -> list[int]:
+    """SPEC §10: the pot goes to the paying seats of the winning team in equal shares, the
+    remainder to the lowest of them; if none of them paid, every stake goes back. Per seat."""
+    payouts = [0, 0, 0, 0]
+    winners = [s for s in paying_seats if s % 2 == winning_team]
+    if not winners:
+        for s in paying_seats:
+            payouts[s] = stake
+        return payouts
+    share, remainder = divmod(stake * len(paying_seats), len(winners))
+    for s in winners:
+        payouts[s] = share
+    payouts[min(winners)] += remainder
+    return payouts
+
+
+def _chat(state: TableState, command: PostChat) -> list[epb.TableEvent]:
+    if state.closed:
+        raise Refused("TABLE_CLOSED", "this table is closed")
+    chat = epb.ChatPosted(seat=command.seat, display_name=command.display_name, text=command.text)
+    if state.chats_of(chat_author(chat), command.now_us) >= CHAT_BURST:
+        raise Refused("CHAT_TOO_FAST", f"at most {CHAT_BURST} messages per {CHAT_WINDOW_S} seconds")
+    return [_ev(chat_posted=chat)]
+
+
+def _vote_rematch(state: TableState, command: VoteRematch,
+                  next_deal: NextDeal) -> list[epb.TableEvent]:
+    deadline = state.rematch_deadline_us()
+    if deadline is None:
+        raise Refused("GAME_NOT_OVER", "no game is over at this table")
+    if command.now_us >= deadline:
+        raise Refused("REMATCH_VOTE_OVER", "the rematch vote is over")
+    if state.seats[command.seat].occupant != HUMAN:
+        raise Refused("NOT_SEATED", "you no longer hold this seat")
+    if command.seat in state.rematch_votes:
+        raise Refused("ALREADY_VOTED", "you have voted for a rematch already")
+    events = [_ev(rematch_voted=epb.RematchVoted(seat=command.seat))]
+    if set(state.humans()) <= state.rematch_votes | {command.seat}:
+        events += _new_game(state, (state.first_dealer + 1) & 3, next_deal)
+    return events
 
 
 def _deal(game, next_deal: NextDeal) -> list[epb.TableEvent]:
@@ -187,7 +301,7 @@ def _deal(game, next_deal: NextDeal) -> list[epb.TableEvent]:
                               salt=next_deal.salt, deck_commitment=deck_commitment(deck, next_deal.salt))
     if game.turned_card >= 0:
         started.turned_card.CopyFrom(card_to_pb(game.turned_card))
-    return [_ev(deal_started=started)] + _outcome_events(game, outcomes, None, next_deal)
+    return [_ev(deal_started=started)] + outcome_events(game, outcomes, None, next_deal)
 
 
 def _act(state: TableState, command: Act, next_deal: NextDeal) -> list[epb.TableEvent]:
@@ -213,10 +327,23 @@ def _act(state: TableState, command: Act, next_deal: NextDeal) -> list[epb.Table
             if isinstance(o, BeloteCalled):
                 played.belote = epb.BELOTE if o.call == "belote" else epb.REBELOTE
         events = [_ev(card_played=played)]
-    return events + _outcome_events(game, outcomes, state.deal_started, next_deal)
+    events += outcome_events(game, outcomes, state.deal_started, next_deal)
+    if events[-1].HasField("game_ended"):
+        events += game_over_events(state, events[-1].game_ended)
+    return events
 
 
-def _outcome_events(game, outcomes, deal_started: epb.DealStarted | None,
+def game_over_events(state: TableState, ended: epb.GameEnded) -> list[epb.TableEvent]:
+    """Fill the game's chips and rating flag in; with no human left, the table closes at once."""
+    if state.pot:
+        ended.payouts.extend(share_pot(state.created.stake, state.paying_seats, ended.winning_team))
+    ended.rated = state.rated
+    if state.humans():
+        return []
+    return [_ev(table_closed=epb.TableClosed(reason=epb.NO_HUMANS))]
+
+
+def outcome_events(game, outcomes, deal_started: epb.DealStarted | None,
                     next_deal: NextDeal) -> list[epb.TableEvent]:
     events = []
     for o in outcomes:
@@ -258,13 +385,19 @@ __all__ = [
     "BOT",
     "HUMAN",
     "Act",
+    "CloseTable",
     "CreateTable",
     "IllegalAction",
     "JoinSeat",
     "LeaveSeat",
     "NextDeal",
+    "PostChat",
     "Refused",
     "SeatBot",
+    "TimerMove",
+    "VoteRematch",
     "decide",
     "deck_commitment",
+    "game_over_events",
+    "share_pot",
 ]

@@ -20,6 +20,12 @@ from .codec import _KIND_FROM_PB, card_from_pb
 EMPTY, HUMAN, BOT = "empty", "human", "bot"
 WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
 
+REMATCH_VOTE_S = 120          # SPEC §10: every human may vote for a rematch during 2 minutes
+CHAT_BURST, CHAT_WINDOW_S = 5, 10      # at most 5 chat messages per 10 s per author
+# Events after which the seat to act is still the one it was: they do not restart its timer.
+_NOT_A_TURN = frozenset({"chat_posted", "seat_disconnected", "seat_connected", "rematch_voted",
+                         "table_closed"})
+
 
 @dataclass
 class Seat:
@@ -45,12 +51,46 @@ class TableState:
     deal_started: epb.DealStarted | None = None     # the current deal's (deck, salt, commitment)
     last_score: epb.DealScored | None = None
     winning_team: int = -1
+    # Time, from the log's event times (unix microseconds): deadlines are derived from these.
+    last_event_us: int = 0
+    turn_since_us: int = 0           # the event that made it the current seat's turn
+    game_ended_at_us: int = 0
+    first_dealer: int = 0            # of the current (or last) game
+    pot: int = 0
+    paying_seats: tuple = ()
+    rated: bool = False              # four registered players and no bot, so far this game
+    rematch_votes: frozenset = frozenset()
+    closed: bool = False
+    chats: tuple = ()                # (author, time_us) of the chat messages of the last window
 
     def copy(self) -> TableState:
         new = TableState(**self.__dict__)
         new.seats = [Seat(**s.__dict__) for s in self.seats]
         new.game = self.game.copy() if self.game else None
         return new
+
+    def humans(self) -> list[int]:
+        """The seats a human holds now (not those left to a takeover bot)."""
+        return [i for i, s in enumerate(self.seats) if s.occupant == HUMAN]
+
+    def turn_deadline_us(self) -> int | None:
+        """When the human seat to act gets a timer move; None without a timer or such a seat."""
+        seat = self.to_act()
+        timer = self.created.turn_timer_s if self.created else 0
+        if not timer or seat is None or self.seats[seat].occupant != HUMAN:
+            return None
+        return self.turn_since_us + timer * 1_000_000
+
+    def rematch_deadline_us(self) -> int | None:
+        """When the rematch vote ends; None unless a game is over and the table still open."""
+        if self.status != FINISHED or self.closed:
+            return None
+        return self.game_ended_at_us + REMATCH_VOTE_S * 1_000_000
+
+    def chats_of(self, author: str, now_us: int) -> int:
+        """How many messages ``author`` posted within the chat window before ``now_us``."""
+        since = now_us - CHAT_WINDOW_S * 1_000_000
+        return sum(1 for who, at in self.chats if who == author and at > since)
 
     @property
     def exists(self) -> bool:
@@ -74,8 +114,17 @@ def evolve(state: TableState, event: epb.TableEvent) -> TableState:
     kind = event.WhichOneof("body")
     body = getattr(event, kind)
     state.version = event.sequence
-    if kind == "seat_disconnected":     # the one handler that needs the event's time
-        state.seats[body.seat].disconnected_at_us = event.time.ToMicroseconds() or 1
+    now_us = event.time.ToMicroseconds()
+    state.last_event_us = now_us
+    if kind not in _NOT_A_TURN:
+        state.turn_since_us = now_us
+    if kind == "seat_disconnected":
+        state.seats[body.seat].disconnected_at_us = now_us or 1
+    elif kind == "game_ended":
+        state.game_ended_at_us = now_us
+    elif kind == "chat_posted":
+        since = now_us - CHAT_WINDOW_S * 1_000_000
+        state.chats = (*(c for c in state.chats if c[1] > since), (chat_author(body), now_us))
     handler = _HANDLERS.get(kind)
     if handler:
         handler(state, body)
@@ -87,6 +136,11 @@ def fold(table_id: str, events) -> TableState:
     for e in events:
         evolve(state, e)
     return state
+
+
+def chat_author(chat: epb.ChatPosted) -> str:
+    """Who a chat message counts against: a seat, or a spectator by the name it gave."""
+    return f"seat:{chat.seat}" if chat.seat >= 0 else f"spectator:{chat.display_name}"
 
 
 def _created(state: TableState, e: epb.TableCreated) -> None:
@@ -109,6 +163,8 @@ def _left(state: TableState, e: epb.SeatLeft) -> None:
 
 def _bot(state: TableState, e: epb.BotSeated) -> None:
     seat = state.seats[e.seat]
+    if state.status == PLAYING:
+        state.rated = False              # a game with a bot seat changes no rating
     if e.takeover:
         seat.occupant, seat.bot_level, seat.takeover = BOT, e.level, True
     else:
@@ -129,7 +185,11 @@ def _game_started(state: TableState, e: epb.GameStarted) -> None:
     state.game_number = e.game_number
     state.game = Game(state.rules)
     state.game.dealer = e.first_dealer
+    state.first_dealer = e.first_dealer
     state.winning_team = -1
+    state.pot, state.paying_seats = e.pot, tuple(e.paying_seats)
+    state.rated = all(s.occupant == HUMAN and s.player_id for s in state.seats)
+    state.rematch_votes = frozenset()
 
 
 def _deal_started(state: TableState, e: epb.DealStarted) -> None:
@@ -162,9 +222,18 @@ def _game_ended(state: TableState, e: epb.GameEnded) -> None:
     state.winning_team = e.winning_team
 
 
+def _rematch_voted(state: TableState, e: epb.RematchVoted) -> None:
+    state.rematch_votes = state.rematch_votes | {e.seat}
+
+
+def _closed(state: TableState, e: epb.TableClosed) -> None:
+    state.closed = True
+
+
 _HANDLERS = {
     "table_created": _created, "seat_joined": _joined, "seat_left": _left, "bot_seated": _bot,
     "seat_reclaimed": _reclaimed, "seat_connected": _connected, "game_started": _game_started, "deal_started": _deal_started,
     "bid_made": _bid, "announcement_declared": _declared, "card_played": _card,
-    "deal_scored": _scored, "game_ended": _game_ended,
+    "deal_scored": _scored, "game_ended": _game_ended, "rematch_voted": _rematch_voted,
+    "table_closed": _closed,
 }

@@ -118,12 +118,21 @@ def table_view(state: TableState, viewer: int) -> tpb.Table:
     table = tpb.Table(table_id=state.table_id, name=created.name, preset=created.preset,
                       options=dict(created.options), private=created.private, stake=created.stake,
                       status=_STATUS[state.status], version=state.version,
-                      your_seat=viewer if viewer >= 0 else -1)
+                      your_seat=viewer if viewer >= 0 else -1, turn_timer_s=created.turn_timer_s,
+                      pot=state.pot if state.status == TABLE_PLAYING else 0,
+                      rematch_votes=sorted(state.rematch_votes), closed=state.closed)
     for i, s in enumerate(state.seats):
         table.seats.add(seat=i, occupant=_OCCUPANT[s.occupant], display_name=s.display_name,
-                        bot_level=s.bot_level if s.occupant == BOT else 0, bot_takeover=s.takeover)
+                        bot_level=s.bot_level if s.occupant == BOT else 0, bot_takeover=s.takeover,
+                        player_id=s.player_id)
     if state.game is not None:
         table.game.CopyFrom(_game_view(state, viewer))
+    turn_deadline = state.turn_deadline_us()
+    if turn_deadline is not None:
+        table.turn_deadline.FromMicroseconds(turn_deadline)
+    rematch_deadline = state.rematch_deadline_us()
+    if rematch_deadline is not None:
+        table.rematch_deadline.FromMicroseconds(rematch_deadline)
     return table
 
 

@@ -1,0 +1,280 @@
+"""Chips and ratings: projections of the table logs, kept as ledger logs in the same store.
+
+A table's log says everything: GameStarted names the seats that paid the stake, GameEnded the
+payouts and whether the game is rated, and the seats name their players. From a table's state
+right after one of those events, :func:`stake_moves`, :func:`pot_moves` and :func:`rated_game`
+say what it does to the ledgers; the live projection (:class:`Ledgers`) and the rebuild
+(:func:`rebuild`) both use them, so the two cannot disagree.
+
+Ledger logs (events of ledgers.proto, see there):
+- ``player:<player id>``: ChipsMoved, the first one the starting balance;
+- ``ratings:<preset>:<yyyy-mm>``: RatingChanged, four per rated game.
+Each append carries the expected version of its ledger and a request id made of the source
+table id and game number: a retry, a racing replica or a catch-up after a restart finds that
+request already there and writes nothing. Chips have no money value.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from belote.store import NewEvent, VersionConflict
+from belote.table.codec import decode_stored
+from belote.table.decide import share_pot
+from belote.table.state import TableState, evolve
+from belote.v1 import ledgers_pb2 as lpb
+
+RATING_START = 1500.0
+K = 32
+RETRIES = 8
+SETTLED_MEMORY = 100_000           # (table, game, what) settled by this process, remembered
+
+
+def month_of(time_us: int) -> str:
+    """The UTC calendar month of a time, "yyyy-mm": the month a game counts for."""
+    return datetime.fromtimestamp(time_us / 1e6, UTC).strftime("%Y-%m")
+
+
+def expected_score(rating: float, other: float) -> float:
+    return 1 / (1 + 10 ** ((other - rating) / 400))
+
+
+def team_changes(ratings: tuple[float, float], winning_team: int) -> tuple[float, float]:
+    """What each player of team 0 and of team 1 gains (2 decimals), from the teams' ratings."""
+    return tuple(round(K * ((1 if team == winning_team else 0) - expected_score(
+        ratings[team], ratings[1 - team])), 2) for team in (0, 1))
+
+
+# What one event of a table does to the ledgers ---------------------------------------------
+@dataclass(frozen=True)
+class ChipMove:
+    player_id: str
+    amount: int
+    reason: int                    # a ChipsReason
+    table_id: str
+    game_number: int
+    request_id: str                # one per (table, game, stake | pot): a ledger applies it once
+
+
+@dataclass(frozen=True)
+class RatedGame:
+    table_id: str
+    game_number: int
+    preset: str
+    month: str
+    ended_us: int
+    players: tuple                 # (player id, display name, team) of seats 0..3
+    winning_team: int
+
+    @property
+    def request_id(self) -> str:
+        return f"{self.table_id}#{self.game_number}"
+
+
+def stake_moves(state: TableState) -> list[ChipMove]:
+    """Right after GameStarted: each paying seat's player pays the stake."""
+    request = f"{state.table_id}#{state.game_number}#stake"
+    return [ChipMove(state.seats[s].player_id, -state.created.stake, lpb.STAKE, state.table_id,
+                     state.game_number, request) for s in state.paying_seats]
+
+
+def pot_moves(state: TableState) -> list[ChipMove]:
+    """Right after GameEnded: the shares of the pot (or the refunds)."""
+    if not state.pot:
+        return []
+    payouts = share_pot(state.created.stake, state.paying_seats, state.winning_team)
+    refund = not any(s % 2 == state.winning_team for s in state.paying_seats)
+    request = f"{state.table_id}#{state.game_number}#pot"
+    return [ChipMove(state.seats[s].player_id, payouts[s], lpb.REFUND if refund else lpb.WINNINGS,
+                     state.table_id, state.game_number, request)
+            for s in range(4) if payouts[s]]
+
+
+def rated_game(state: TableState) -> RatedGame | None:
+    """Right after GameEnded: the game as the ratings see it, or None if it changes none."""
+    if not state.rated:
+        return None
+    return RatedGame(state.table_id, state.game_number, state.created.preset,
+                     month_of(state.game_ended_at_us), state.game_ended_at_us,
+                     tuple((s.player_id, s.display_name, i % 2) for i, s in enumerate(state.seats)),
+                     state.winning_team)
+
+
+# Folds of the ledger logs ------------------------------------------------------------------
+@dataclass
+class Rating:
+    rating: float = RATING_START
+    games: int = 0
+    display_name: str = ""
+
+
+def _fold_balance(balance: int | None, event: lpb.LedgerEvent) -> int | None:
+    return event.chips_moved.balance if event.HasField("chips_moved") else balance
+
+
+def _fold_ratings(ratings: dict, event: lpb.LedgerEvent) -> dict:
+    r = event.rating_changed
+    ratings[r.player_id] = Rating(r.after, r.games, r.display_name)
+    return ratings
+
+
+def rate(ratings: dict[str, Rating], game: RatedGame) -> list[lpb.RatingChanged]:
+    """The RatingChanged of a rated game's four players, from the month's ratings so far."""
+    now = [ratings.get(p, Rating()) for p, _, _ in game.players]
+    teams = tuple((now[t].rating + now[t + 2].rating) / 2 for t in (0, 1))
+    change = team_changes(teams, game.winning_team)
+    return [lpb.RatingChanged(
+        player_id=player, display_name=name, preset=game.preset, month=game.month,
+        before=now[i].rating, after=round(now[i].rating + change[team], 2), change=change[team],
+        games=now[i].games + 1, table_id=game.table_id, game_number=game.game_number)
+        for i, (player, name, team) in enumerate(game.players)]
+
+
+def player_log(player_id: str) -> str:
+    return f"player:{player_id}"
+
+
+def ratings_log(preset: str, month: str) -> str:
+    return f"ratings:{preset}:{month}"
+
+
+@dataclass
+class _Folded:
+    version: int
+    value: object
+
+
+@dataclass
+class Ledgers:
+    """The live projection: applies a table's chip moves and rated games to the ledger logs."""
+
+    store: object
+    starting_chips: int
+    clock: Callable[[], int] = lambda: time.time_ns() // 1000
+    _folds: OrderedDict = field(default_factory=OrderedDict)
+    _settled: OrderedDict = field(default_factory=OrderedDict)
+
+    async def _read(self, log_id: str, fold, initial) -> tuple[int, object]:
+        """The ledger folded at its current version (cached; only new events are read)."""
+        cached = self._folds.get(log_id)
+        version, value = (cached.version, cached.value) if cached else (0, initial())
+        new = await self.store.read(log_id, after_sequence=version)
+        if cached and new and isinstance(value, dict):
+            value = dict(value)                  # the cached fold is shared: never mutate it
+        for stored in new:
+            value = fold(value, lpb.LedgerEvent.FromString(stored.payload))
+            version = stored.sequence
+        self._folds[log_id] = _Folded(version, value)
+        self._folds.move_to_end(log_id)
+        while len(self._folds) > 4096:
+            self._folds.popitem(last=False)
+        return version, value
+
+    async def _append(self, log_id: str, request_id: str, fold, initial, build) -> None:
+        """Append ``build(folded)`` with the expected version; re-read and rebuild on a conflict.
+        A request id already in the ledger writes nothing (a retry, or another replica)."""
+        for _ in range(RETRIES):
+            version, value = await self._read(log_id, fold, initial)
+            events = build(value)
+            try:
+                await self.store.append(
+                    log_id, version,
+                    [NewEvent(e.WhichOneof("body"), e.SerializeToString(deterministic=True))
+                     for e in events],
+                    request_id=request_id, recorded_at_us=self.clock())
+                return
+            except VersionConflict:
+                continue
+        raise VersionConflict(-1, -1)
+
+    async def balance(self, player_id: str) -> int:
+        _, balance = await self._read(player_log(player_id), _fold_balance, lambda: None)
+        return self.starting_chips if balance is None else balance
+
+    async def ratings(self, preset: str, month: str) -> dict[str, Rating]:
+        _, ratings = await self._read(ratings_log(preset, month), _fold_ratings, dict)
+        return ratings
+
+    async def move_chips(self, moves: list[ChipMove]) -> None:
+        for move in moves:
+            def build(balance, move=move):
+                events = []
+                if balance is None:
+                    balance = self.starting_chips
+                    events.append(lpb.LedgerEvent(chips_moved=lpb.ChipsMoved(
+                        player_id=move.player_id, amount=balance, balance=balance,
+                        reason=lpb.STARTING_BALANCE)))
+                events.append(lpb.LedgerEvent(chips_moved=lpb.ChipsMoved(
+                    player_id=move.player_id, amount=move.amount, balance=balance + move.amount,
+                    reason=move.reason, table_id=move.table_id, game_number=move.game_number)))
+                return events
+            await self._append(player_log(move.player_id), move.request_id, _fold_balance,
+                               lambda: None, build)
+
+    async def rate_game(self, game: RatedGame) -> None:
+        await self._append(ratings_log(game.preset, game.month), game.request_id, _fold_ratings,
+                           dict, lambda ratings: [lpb.LedgerEvent(rating_changed=r)
+                                                  for r in rate(ratings, game)])
+
+    # What a table's new events do; each (table, game, step) once per process -----------------
+    async def settle_stakes(self, state: TableState) -> None:
+        if self._first_time((state.table_id, state.game_number, "stake")):
+            await self.move_chips(stake_moves(state))
+
+    async def settle_game(self, state: TableState) -> None:
+        if self._first_time((state.table_id, state.game_number, "end")):
+            await self.move_chips(pot_moves(state))
+            game = rated_game(state)
+            if game is not None:
+                await self.rate_game(game)
+
+    def _first_time(self, key: tuple) -> bool:
+        if key in self._settled:
+            return False
+        self._settled[key] = True
+        while len(self._settled) > SETTLED_MEMORY:
+            self._settled.popitem(last=False)
+        return True
+
+    def forget(self, state: TableState, step: str) -> None:
+        """A settlement failed (the store): let a later sweep try it again."""
+        self._settled.pop((state.table_id, state.game_number, step), None)
+
+
+# Rebuilding every ledger from the table logs -----------------------------------------------
+@dataclass
+class Projection:
+    balances: dict[str, int]
+    ratings: dict[tuple[str, str], dict[str, Rating]]       # (preset, month) -> player -> rating
+
+
+async def rebuild(store, starting_chips: int) -> Projection:
+    """Every balance and rating, recomputed from the table logs alone (the ledgers unread).
+
+    Rated games are applied in the order they ended (GameEnded time, then table id), the order
+    the live projection applies them in as games end.
+    """
+    balances: dict[str, int] = {}
+    games: list[RatedGame] = []
+    for table_id, _entry, _version in await store.list_index(limit=10_000_000):
+        state = TableState(table_id)
+        for stored in await store.read(table_id):
+            event = decode_stored(stored)
+            evolve(state, event)
+            kind = event.WhichOneof("body")
+            moves = stake_moves(state) if kind == "game_started" else \
+                pot_moves(state) if kind == "game_ended" else []
+            for move in moves:
+                balances[move.player_id] = balances.get(move.player_id, starting_chips) + move.amount
+            if kind == "game_ended" and (game := rated_game(state)) is not None:
+                games.append(game)
+    ratings: dict[tuple[str, str], dict[str, Rating]] = {}
+    for game in sorted(games, key=lambda g: (g.ended_us, g.table_id, g.game_number)):
+        board = ratings.setdefault((game.preset, game.month), {})
+        for change in rate(board, game):
+            board[change.player_id] = Rating(change.after, change.games, change.display_name)
+    return Projection(balances, ratings)

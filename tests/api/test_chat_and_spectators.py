@@ -1,0 +1,138 @@
+"""Chat in the table's stream, spectators (no hand ever, 50 per table per server) and private
+tables (password for spectators too, wrong passwords rate-limited), over a real server."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+import pytest
+from belote.v1 import table_service_pb2 as pb
+from players import Table, bearer, check_game_end, check_stream, new_table, rid, rpc_error, watch
+from test_errors import field_of, reason_of, refused
+
+pytestmark = pytest.mark.timeout(90)
+C = grpc.StatusCode
+
+
+def chat(table, text: str, seat: int | None = None, name: str = "", password: str = ""):
+    return table.stub.PostChat(pb.PostChatRequest(table_id=table.table_id, text=text, display_name=name,
+                                                  password=password, request_id=rid()),
+                               metadata=bearer(table.tokens[seat]) if seat is not None else None)
+
+
+async def test_chat_reaches_everyone_within_its_limits(stub):
+    table = await new_table(stub, "classic", humans=(0, 1))     # the game waits for the humans
+    for text, what in (("", "empty"), (" " * 3, "blank"), ("x" * 501, "501 characters")):
+        err = await refused(table, chat(table, text, seat=0), C.INVALID_ARGUMENT)
+        assert field_of(err) == "text", what
+    err = await refused(table, chat(table, "hi"), C.INVALID_ARGUMENT)    # a spectator needs a name
+    assert field_of(err) == "display_name"
+    posted = await chat(table, "x" * 500, seat=0)
+    assert (posted.event.chat_posted.seat, posted.event.chat_posted.display_name) == (0, "human0")
+    for i in range(4):
+        await chat(table, f"message {i + 2}", seat=0)
+    err = await refused(table, chat(table, "a 6th within 10 s", seat=0), C.RESOURCE_EXHAUSTED, "CHAT_TOO_FAST")
+    # Only seat 0 is held back: seat 1 and a spectator still talk.
+    await chat(table, "calm down", seat=1)
+    await chat(table, "go seat 1!", name="kibitzer")
+    seen = {}
+    for viewer in (None, 0, 1):
+        log = await watch(stub, table.table_id, table.tokens.get(viewer), count=posted.event.sequence + 6)
+        seen[viewer] = [(e.chat_posted.seat, e.chat_posted.display_name, e.chat_posted.text)
+                        for e in log if e.HasField("chat_posted")]
+    assert seen[None] == seen[0] == seen[1]
+    assert seen[None][-2:] == [(1, "human1", "calm down"), (-1, "kibitzer", "go seat 1!")]
+    assert len(seen[None]) == 7 and seen[None][0][2] == "x" * 500
+
+
+async def test_a_spectator_sees_no_hand_through_a_whole_game(stub):
+    table = await new_table(stub, "classic", {"target": "300"}, humans=())
+    events = await watch(stub, table.table_id)
+    check_stream(events, None)
+    check_game_end(events, table.target)
+    assert (await table.view()).closed          # only bots: the table closed at the game's end
+
+
+async def _first_event(call) -> None:
+    async for _ in call:
+        return
+
+
+async def test_fifty_spectators_per_table_and_not_one_more(stub):
+    table = await new_table(stub, "classic", humans=(0, 1))
+    calls = [stub.WatchTable(pb.WatchTableRequest(table_id=table.table_id)) for _ in range(50)]
+    try:
+        await asyncio.gather(*(_first_event(c) for c in calls))     # each one is open
+        late = stub.WatchTable(pb.WatchTableRequest(table_id=table.table_id))
+        err = await rpc_error(_first_event(late))
+        assert (err.code(), reason_of(err)) == (C.RESOURCE_EXHAUSTED, "TOO_MANY_SPECTATORS")
+        # Seats are not spectators; another table has its own 50.
+        await watch(stub, table.table_id, table.tokens[0], count=1)
+        other = await new_table(stub, "classic", humans=(0, 1))
+        await watch(stub, other.table_id, count=1)
+        # One spectator leaves: one may come in.
+        calls.pop().cancel()
+
+        async def one_more():
+            try:
+                await watch(stub, table.table_id, count=1)
+                return True
+            except grpc.aio.AioRpcError:
+                await asyncio.sleep(0.05)
+                return False
+        for _ in range(100):
+            if await one_more():
+                break
+        else:
+            raise AssertionError("a place freed by a spectator was not given to another")
+    finally:
+        for c in calls:
+            c.cancel()
+
+
+async def test_a_private_table_shows_itself_to_spectators_with_its_password(stub):
+    table = await new_table(stub, "classic", humans=(0, 1), private=True, password="open sesame")
+    for password in ("", "open says me"):
+        err = await rpc_error(stub.GetTable(pb.GetTableRequest(table_id=table.table_id, password=password)))
+        assert (err.code(), reason_of(err)) == (C.PERMISSION_DENIED, "WRONG_PASSWORD")
+    view = await table.view()           # with the password
+    assert view.private and view.your_seat == -1 and not view.game.your_hand
+    call = stub.WatchTable(pb.WatchTableRequest(table_id=table.table_id, password="open sesame"))
+    events = []
+    async for event in call:
+        events.append(event)
+        if len(events) == view.version:
+            break
+    call.cancel()
+    check_stream(events, None)
+    await refused(table, chat(table, "hello", name="kibitzer"), C.PERMISSION_DENIED, "WRONG_PASSWORD")
+    await chat(table, "hello", name="kibitzer", password="open sesame")
+    # The host and the seats need no password.
+    await stub.GetTable(pb.GetTableRequest(table_id=table.table_id), metadata=bearer(table.host_token))
+    await table.view(0)
+
+
+async def _private_table(stub, password: str) -> Table:
+    """A private table waiting for players, seat 0 taken."""
+    created = await stub.CreateTable(pb.CreateTableRequest(private=True, password=password,
+                                                           request_id=rid()))
+    table = Table(stub, created.table_id, created.host_token, 1000, password=password)
+    await table.join(0, password=password)
+    return table
+
+
+async def test_wrong_passwords_are_limited_per_table(stub):
+    table = await _private_table(stub, "right one")
+    other = await _private_table(stub, "right one")
+    for i in range(5):      # two RPCs, one count per table: 5 wrong tries within a minute
+        call = table.join(password=f"wrong {i}") if i % 2 else \
+            stub.GetTable(pb.GetTableRequest(table_id=table.table_id, password=f"wrong {i}"))
+        assert (await rpc_error(call)).code() == C.PERMISSION_DENIED
+    for call in (table.join(password="right one"),
+                 stub.GetTable(pb.GetTableRequest(table_id=table.table_id, password="right one"))):
+        err = await rpc_error(call)
+        assert (err.code(), reason_of(err)) == (C.RESOURCE_EXHAUSTED, "TOO_MANY_WRONG_PASSWORDS")
+    # The seated player is not locked out, and another table is not affected.
+    await table.view(0)
+    assert (await other.join(password="right one")).seat == 1
