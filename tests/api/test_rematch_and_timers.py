@@ -76,13 +76,18 @@ async def test_the_turn_timer_plays_one_move_for_a_slow_human(tmp_path):
         assert deadline == dealt.time.ToMicroseconds() + 30 * S
         assert await app.enforce_deadlines(now_us=deadline - 1) == 0
         assert await app.enforce_deadlines(now_us=deadline) == 1
-        made = (await log_of(table))[-1].bid_made
+        # The timer's bid (it may have taken: a ContractSettled then follows it).
+        made = [e for e in await log_of(table) if e.HasField("bid_made")][-1].bid_made
         assert (made.seat, made.bot.timer, made.bot.level) == (seat, True, events_pb2.NORMAL)
         view = await table.view()
-        assert view.seats[seat].occupant == pb.HUMAN and view.game.to_act == (seat + 1) % 4
+        # The seat stays human; the turn moves on (to the next seat, or to the eldest's lead if
+        # the timer's bid took the contract).
+        took = not made.bid.is_pass
+        nxt = (view.game.dealer + 1) % 4 if took else (seat + 1) % 4
+        assert view.seats[seat].occupant == pb.HUMAN and view.game.to_act == nxt
         # The next seat's clock started with that move; it acts in time: the clock starts again.
-        legal = await table.legal((seat + 1) % 4)
-        acted = (await table.act((seat + 1) % 4, legal.actions[0])).events[0].time.ToMicroseconds()
+        legal = await table.legal(nxt)
+        acted = (await table.act(nxt, legal.actions[0])).events[0].time.ToMicroseconds()
         view = await table.view()
         assert view.turn_deadline.ToMicroseconds() == acted + 30 * S
         assert await app.enforce_deadlines(now_us=acted + 30 * S - 1) == 0

@@ -17,7 +17,7 @@ import os
 import re
 import secrets
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Callable
 
 import structlog
@@ -76,6 +76,7 @@ MAX_DISPLAY_NAME = 32
 CACHE_TABLES = 4096
 RETRIES = 8
 WATCH_POLL_S = 0.5
+TAIL_EVENTS = 64
 DISCONNECT_GRACE_S = 60.0
 STARTING_CHIPS = 1000
 MAX_CHAT = 500
@@ -116,6 +117,7 @@ class TableApp:
         self._secret = secret
         self._reviewer_hash = _sha256(reviewer_token) if reviewer_token else None
         self._states: OrderedDict[str, TableState] = OrderedDict()
+        self._tails: dict[str, deque[epb.TableEvent]] = {}   # last events this process appended
         self._bot_tasks: dict[str, asyncio.Task] = {}
         self._bot_again: set[str] = set()
         self._closing = asyncio.Event()
@@ -302,7 +304,19 @@ class TableApp:
         self._states[state.table_id] = state
         self._states.move_to_end(state.table_id)
         while len(self._states) > CACHE_TABLES:
-            self._states.popitem(last=False)
+            evicted, _ = self._states.popitem(last=False)
+            self._tails.pop(evicted, None)
+
+    async def _events_after(self, table_id: str, seen: int, upto: int | None) -> list[epb.TableEvent]:
+        """Events ``seen``+1..``upto`` (or all after ``seen``): from the tail of this process's own
+        appends when it holds them all (the watchers of a table share one decode), else from
+        the store."""
+        tail = self._tails.get(table_id)
+        if upto is not None and tail and tail[0].sequence <= seen + 1 and tail[-1].sequence >= upto:
+            picked = [e for e in tail if seen < e.sequence <= upto]
+            if len(picked) == upto - seen:       # no gap: another process did not write between
+                return picked
+        return [decode_stored(s) for s in await self.store.read(table_id, after_sequence=seen)]
 
     async def _existing(self, table_id: str) -> TableState:
         if not table_id:
@@ -314,10 +328,12 @@ class TableApp:
 
     async def _execute(self, table_id: str, request_id: str,
                        build: Callable[[TableState], list[epb.TableEvent]],
-                       expected_version: int | None = None) -> tuple[list[epb.TableEvent], TableState]:
-        """Decide and append with optimistic concurrency; re-decide on a conflict."""
+                       expected_version: int | None = None,
+                       loaded: TableState | None = None) -> tuple[list[epb.TableEvent], TableState]:
+        """Decide and append with optimistic concurrency; re-decide on a conflict. ``loaded``: the
+        state the caller just loaded, used for the first try (a conflict reloads)."""
         for attempt in range(RETRIES):
-            state = await self._load(table_id)
+            state = loaded if attempt == 0 and loaded is not None else await self._load(table_id)
             try:
                 if expected_version is not None and state.version != expected_version:
                     raise Refused("VERSION_CONFLICT", f"the table is at version {state.version}, "
@@ -358,6 +374,7 @@ class TableApp:
             stored = [decode_stored(s) for s in result.events]
             if not result.duplicate:
                 self._remember(new_state)
+                self._tails.setdefault(table_id, deque(maxlen=TAIL_EVENTS)).extend(stored)
                 self._appended(table_id, stored)
                 self._kick_bots_if_due(new_state)
                 self._note_deadlines(new_state)
@@ -577,7 +594,7 @@ class TableApp:
         expected = req.expected_version if req.HasField("expected_version") else None
         events, _ = await self._execute(
             req.table_id, key,
-            lambda s: decide(s, Act(seat, action), self._next_deal()), expected)
+            lambda s: decide(s, Act(seat, action), self._next_deal()), expected, loaded=state)
         redactor = await self._redactor_before(state, seat, events[0].sequence)
         return tpb.ActResponse(version=events[-1].sequence, events=[redactor.see(e) for e in events])
 
@@ -619,14 +636,16 @@ class TableApp:
             self._streams[stream_key] = self._streams.get(stream_key, 0) + 1
             if state.seats[viewer].disconnected_at_us:
                 await self._presence(req.table_id, viewer, Reconnect(viewer))
+        upto = None
         try:
             while not self._closing.is_set():
-                for stored in await self.store.read(req.table_id, after_sequence=seen):
-                    shown = redactor.see(decode_stored(stored))
-                    seen = stored.sequence
-                    if seen >= first:
-                        yield shown
-                await self.store.wait_for_append(req.table_id, seen, timeout=WATCH_POLL_S)
+                if upto is None or upto > seen:
+                    for event in await self._events_after(req.table_id, seen, upto):
+                        shown = redactor.see(event)
+                        seen = event.sequence
+                        if seen >= first:
+                            yield shown
+                upto = await self.store.wait_for_append(req.table_id, seen, timeout=WATCH_POLL_S)
         finally:
             metrics.WATCH_STREAMS.dec()
             if viewer == SPECTATOR:
