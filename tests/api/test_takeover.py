@@ -9,9 +9,8 @@ import time
 
 import grpc
 import pytest
-from belote.v1 import events_pb2
+from belote.v1 import events_pb2, table_service_pb2_grpc
 from belote.v1 import table_service_pb2 as pb
-from belote.v1 import table_service_pb2_grpc
 from players import bearer, new_table, rid, rpc_error, watch
 
 pytestmark = pytest.mark.timeout(90)
