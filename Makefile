@@ -57,7 +57,18 @@ tools:
 			"tests/deploy/ that need it skip (and fail when CI is set)"; \
 	fi
 
-test: install tools
+# The Node.js client's dependencies (clients/node/), exactly as its package-lock.json pins them:
+# tests/clients/ runs that client. Without npm, a note, and those tests skip (or fail when CI is
+# set).
+clients/node/node_modules: clients/node/package.json clients/node/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd clients/node && npm ci --ignore-scripts --no-audit --no-fund && touch node_modules; \
+	else \
+		echo "note: npm not found; install Node.js 18+ with npm, or the tests of the Node.js" \
+			"client in tests/clients/ skip (and fail when CI is set)"; \
+	fi
+
+test: install tools clients/node/node_modules
 	$(BIN)/pytest -q
 
 bench: install
@@ -68,3 +79,4 @@ lint: install
 
 clean:
 	rm -rf $(VENV) service/belote/v1/*_pb2.py service/belote/v1/*_pb2.pyi service/belote/v1/*_pb2_grpc.py
+	rm -rf clients/node/node_modules

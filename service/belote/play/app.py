@@ -1,0 +1,301 @@
+"""The terminal table: a Textual app over ``belote_client``.
+
+On start it creates a table, takes a seat and seats three bots, or joins the table it was
+given. Then two tasks run: one follows the table's watch stream (resumed after any disconnection)
+and writes each event to the log; one redraws the screen from the server's view of the table
+and the seat's legal actions whenever an event came. Keys act: the server decides, and a refused
+action shows the server's own message ("you must follow hearts").
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import ClassVar
+
+from belote_client import BeloteClient, BeloteError, RetryPolicy, action_text
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import Input, RichLog, Static
+
+from belote.play.model import (
+    ANNOUNCE_KEYS,
+    BID_KEYS,
+    Player,
+    TableModel,
+    hand_text,
+    prompt_text,
+    rematch_possible,
+    status_text,
+    table_text,
+)
+from belote.v1 import events_pb2 as ev
+from belote.v1 import table_service_pb2 as pb
+
+ACTION_KEYS = frozenset("123456789") | frozenset(BID_KEYS) | frozenset(ANNOUNCE_KEYS)
+
+
+class PlayApp(App):
+    """One seat at a Belote table.
+
+    Without ``table_id``: a new table (``preset`` and ``options``), the player at ``seat``
+    (default 0) and three bots of ``bot_level``. With it: join that table (``seat``, or the
+    lowest free one; ``password`` for a private table).
+    """
+
+    TITLE = "belote"
+    AUTO_FOCUS = None  # keys go to the table; the chat input takes them only once opened (m)
+    CSS = """
+    Screen { layout: vertical; }
+    #status { height: auto; border: round $primary; padding: 0 1; }
+    #middle { height: 1fr; }
+    #table { width: 3fr; height: 100%; border: round $secondary; padding: 0 1; }
+    #log { width: 2fr; height: 100%; border: round $secondary; padding: 0 1;
+           overflow-x: hidden; scrollbar-gutter: stable; }
+    #hand { height: auto; border: round $accent; padding: 0 1; }
+    #prompt { height: auto; padding: 0 1; }
+    #message { height: auto; padding: 0 1; }
+    #chat { display: none; }
+    #chat.open { display: block; }
+    """
+    BINDINGS: ClassVar = [Binding("q", "quit", "quit"), Binding("ctrl+q", "quit", "quit", show=False)]
+
+    def __init__(self, target: str, *, table_id: str | None = None, preset: str = "classic",
+                 options: dict[str, str] | None = None, name: str = "player",
+                 seat: int | None = None, password: str = "", bot_level: int = ev.NORMAL,
+                 retry: RetryPolicy | None = None) -> None:
+        super().__init__()
+        self.target = target
+        self.table_id = table_id
+        self.preset = preset
+        self.options = dict(options or {})
+        self.player_name = name
+        self.wanted_seat = seat
+        self.password = password
+        self.bot_level = bot_level
+        self.retry = retry
+        self.client: BeloteClient | None = None
+        self.token = ""
+        self.model: TableModel | None = None
+        #: Every line written to the log, in order (what the log pane shows).
+        self.log_lines: list[str] = []
+        self._unlogged: list[str] = []
+        self._dirty = asyncio.Event()
+        self._acting = False
+        #: Set once the first view of the table is on screen.
+        self.ready = asyncio.Event()
+
+    # -- layout -------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static("Connecting…", id="status")
+        with Horizontal(id="middle"):
+            yield Static("", id="table")
+            yield RichLog(id="log", wrap=True, markup=False, min_width=10)
+        yield Static("", id="hand")
+        yield Static("", id="prompt")
+        yield Static("", id="message")
+        yield Input(placeholder="Say something to the table (Enter: send, Escape: close)",
+                    id="chat", max_length=500)
+
+    def screen_text(self) -> str:
+        """The text on screen, pane by pane (the log's last lines included), without colours."""
+        parts = [self.query_one(f"#{name}", Static).visual for name in
+                 ("status", "table", "hand", "prompt", "message")]
+        text = "\n".join(getattr(p, "plain", str(p)) for p in parts)
+        return text + "\n" + "\n".join(self.log_lines[-20:])
+
+    # -- start and stop ---------------------------------------------------------------------
+
+    async def on_mount(self) -> None:
+        self.run_worker(self._start(), name="start", exit_on_error=False)
+
+    async def _start(self) -> None:
+        self.client = BeloteClient(self.target, retry=self.retry)
+        try:
+            seat = await self._take_seat()
+            table = await self.client.get_table(seat.table_id, seat.token)
+        except BeloteError as err:
+            self.exit(return_code=1, message=f"belote play: {err}")
+            return
+        clockwise = table.options.get("play_direction") == "clockwise"
+        self.model = TableModel(Player(seat.seat, clockwise), table=table)
+        self.run_worker(self._refresh_loop(), name="refresh", exit_on_error=False)
+        self.run_worker(self._watch_loop(), name="watch", exit_on_error=False)
+        self._dirty.set()
+
+    async def _take_seat(self):
+        assert self.client is not None
+        if self.table_id is None:
+            created = await self.client.create_table(self.preset, self.options,
+                                                     name=f"{self.player_name}'s table")
+            self.table_id = created.table_id
+            me = await created.join(self.player_name, seat=self.wanted_seat or 0)
+            for _ in range(3):
+                await created.add_bot(self.bot_level)
+        else:
+            me = await self.client.join_table(self.table_id, self.player_name,
+                                              seat=self.wanted_seat, password=self.password)
+        self.token = me.token
+        return me
+
+    async def on_unmount(self) -> None:
+        if self.client is not None:
+            await self.client.close()
+
+    # -- the two loops -----------------------------------------------------------------------
+
+    async def _watch_loop(self) -> None:
+        assert self.client is not None and self.model is not None
+        try:
+            async for event in self.client.watch(self.table_id, self.token):
+                line = self.model.on_event(event)
+                if line:
+                    self._unlogged.append(line)  # written with the next redraw
+                self._dirty.set()
+        except BeloteError as err:
+            self._say(f"Lost the table: {err}", "bold red")
+
+    async def _refresh_loop(self) -> None:
+        assert self.client is not None and self.model is not None
+        while True:
+            await self._dirty.wait()
+            self._dirty.clear()
+            try:
+                # The view and the legal actions of one version of the table.
+                for _ in range(5):
+                    legal = await self.client.legal_actions(self.table_id, self.token)
+                    table = await self.client.get_table(self.table_id, self.token)
+                    if table.version == legal.version:
+                        break
+            except BeloteError as err:
+                self._say(f"Cannot read the table: {err}", "bold red")
+                await asyncio.sleep(1.0)
+                self._dirty.set()
+                continue
+            self.model.table, self.model.legal = table, legal
+            self._draw()
+            self.ready.set()
+
+    def _draw(self) -> None:
+        """Redraw everything at once, log included: the screen changes in one step, never
+        half (a prompt older than the log it sits under)."""
+        model = self.model
+        assert model is not None
+        log = self.query_one("#log", RichLog)
+        for line in self._unlogged:
+            self.log_lines.append(line)
+            log.write(Text(line))
+        self._unlogged.clear()
+        self.query_one("#status", Static).update(status_text(model, self.target))
+        self.query_one("#table", Static).update(table_text(model))
+        self.query_one("#hand", Static).update(hand_text(model))
+        self.query_one("#prompt", Static).update(prompt_text(model))
+        self.query_one("#message", Static).update(model.message)
+
+    def _say(self, text: str, style: str = "") -> None:
+        if self.model is not None:
+            self.model.message = Text(text, style=style)
+        self.query_one("#message", Static).update(Text(text, style=style))
+
+    # -- keys ---------------------------------------------------------------------------------
+
+    async def on_key(self, event) -> None:
+        chat = self.query_one("#chat", Input)
+        if chat.has_focus:
+            if event.key == "escape":
+                self._close_chat()
+                event.stop()
+            return  # typing a message
+        key = event.character if event.character and event.character.isprintable() else None
+        if key is None or self.model is None:
+            return
+        if key == "m":
+            event.stop()
+            self._open_chat()
+            return
+        if key == "r":
+            event.stop()
+            self._rematch()
+            return
+        if key not in ACTION_KEYS:
+            return
+        event.stop()
+        action = self.model.action_for_key(key)
+        if action is None:
+            self._say(f"No card {key} in your hand" if key.isdigit() else
+                      f"Nothing to announce with {key} now", "yellow")
+            return
+        if self._acting:
+            self._say("Wait: your last action is on its way", "yellow")
+            return
+        self._acting = True
+        self.run_worker(self._act(action), name="act", exit_on_error=False)
+
+    async def _act(self, action) -> None:
+        assert self.client is not None and self.model is not None
+        try:
+            await self.client.act(self.table_id, self.token, action)
+        except BeloteError as err:
+            # The server's own words: "you must follow hearts", "it is not your turn", ...
+            self._say(f"✗ {action_text(action)} refused: {err.message}", "bold red")
+            self.log_lines.append(f"Refused: {action_text(action)}: {err.message}")
+        else:
+            self.model.message = Text()  # cleared with the redraw that shows the action done
+        finally:
+            self._acting = False
+            self._dirty.set()
+
+    # -- chat and rematch --------------------------------------------------------------------
+
+    def _open_chat(self) -> None:
+        if not hasattr(pb, "PostChatRequest"):
+            self._say("This client's contract has no chat", "yellow")
+            return
+        chat = self.query_one("#chat", Input)
+        chat.add_class("open")
+        chat.focus()
+
+    def _close_chat(self) -> None:
+        chat = self.query_one("#chat", Input)
+        chat.value = ""
+        chat.remove_class("open")
+        self.set_focus(None)
+
+    async def on_input_submitted(self, message: Input.Submitted) -> None:
+        text = message.value.strip()
+        self._close_chat()
+        if text:
+            self.run_worker(self._post_chat(text), name="chat", exit_on_error=False)
+
+    async def _post_chat(self, text: str) -> None:
+        assert self.client is not None
+        try:
+            await self.client.post_chat(self.table_id, text, self.token)
+        except BeloteError as err:
+            self._say(f"✗ message not sent: {err.message}", "bold red")
+
+    def _rematch(self) -> None:
+        if self.model is None or not rematch_possible(self.model):
+            self._say("A rematch can be asked for once the game is over", "yellow")
+            return
+        self.run_worker(self._vote_rematch(), name="rematch", exit_on_error=False)
+
+    async def _vote_rematch(self) -> None:
+        assert self.client is not None
+        try:
+            await self.client.vote_rematch(self.table_id, self.token)
+        except BeloteError as err:
+            self._say(f"✗ rematch refused: {err.message}", "bold red")
+        else:
+            self._say("You voted for a rematch: waiting for the others", "green")
+        self._dirty.set()
+
+    @property
+    def seat(self) -> int | None:
+        return self.model.player.seat if self.model else None
+
+    @property
+    def status(self) -> int:
+        return self.model.table.status if self.model else pb.TABLE_STATUS_UNSPECIFIED

@@ -1,0 +1,106 @@
+"""The real `belote play` command in a real terminal (tmux): read the screen with capture-pane,
+type with send-keys, play a whole game against three bots, and quit with exit status 0."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+import uuid
+
+from client_helpers import need_tool
+from servers import BELOTE
+
+GAME_TIMEOUT = 40.0
+
+
+class Terminal:
+    """One tmux server of our own (its own socket), one window of 120x40."""
+
+    def __init__(self, tmux: str, socket: str, command: str) -> None:
+        self.tmux, self.socket, self.name = tmux, socket, f"play-{uuid.uuid4().hex[:8]}"
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("BELOTE_", "TMUX"))}
+        subprocess.run([tmux, "-S", socket, "new-session", "-d", "-s", self.name, "-x", "120",
+                        "-y", "40", command], check=True, env=env)
+
+    def screen(self) -> str:
+        return subprocess.run([self.tmux, "-S", self.socket, "capture-pane", "-p", "-t",
+                               self.name], capture_output=True, text=True, check=True).stdout
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run([self.tmux, "-S", self.socket, "send-keys", "-t", self.name, *keys],
+                       check=True)
+
+    def wait(self, predicate, timeout: float = 10.0, what: str = "") -> str:
+        """The screen once `predicate` holds for it and it stays the same for 50 ms (a frame
+        may reach the terminal in more than one write: never act on half of one)."""
+        deadline = time.monotonic() + timeout
+        previous = None
+        while True:
+            screen = self.screen()
+            if predicate(screen) and screen == previous:
+                return screen
+            assert time.monotonic() < deadline, f"timed out waiting for {what}:\n{screen}"
+            previous = screen
+            time.sleep(0.05)
+
+    def act(self, key: str, screen: str) -> str:
+        """Press `key` and wait until the table has moved on: its event number grows."""
+        seen = event_number(screen)
+        self.keys(key)
+        return self.wait(lambda s: event_number(s) > seen, 5, f"the answer to {key}")
+
+    def close(self) -> None:
+        subprocess.run([self.tmux, "-S", self.socket, "kill-server"], capture_output=True,
+                       check=False)
+
+
+def choices(screen: str) -> tuple[list[str], list[str]]:
+    """From the prompt line: (the keys of the legal actions, the digits of forbidden cards)."""
+    prompt = next((line for line in screen.splitlines() if "Your turn" in line), "")
+    keys = re.findall(r"\b([a-z])=", prompt)
+    playable = re.search(r"playable ([\d ]+)", prompt)
+    if playable:
+        keys += playable.group(1).split()
+    hand = next((line for line in screen.splitlines() if "Your hand:" in line), "")
+    forbidden = re.findall(r"(?<!\[)\b(\d):", hand) if playable else []
+    return keys, forbidden
+
+
+def event_number(screen: str) -> int:
+    """The table's version, on the status line ("· event #42")."""
+    found = re.search(r"event #(\d+)", screen)
+    return int(found.group(1)) if found else 0
+
+
+def test_belote_play_in_tmux(server, tmp_path):
+    tmux = need_tool("tmux", "the terminal test drives `belote play` in tmux")
+    command = (f"{' '.join(BELOTE)} play --target {server.address} --name Ana "
+               "--option target=1; echo EXIT=$?; sleep 30")
+    term = Terminal(tmux, str(tmp_path / "tmux.sock"), command)
+    refused = ""
+    try:
+        screen = term.wait(lambda s: "Your hand:" in s and "Score:" in s, 15, "the table")
+        assert "North: normal bot" in screen
+        deadline = time.monotonic() + GAME_TIMEOUT
+        while "Game over:" not in screen:
+            assert time.monotonic() < deadline, screen
+            keys, forbidden = choices(screen)
+            if not keys:
+                screen = term.wait(lambda s, before=screen: s != before, 10, "a change")
+                continue
+            if forbidden and not refused:
+                # Once: a card the rules forbid. The server's words come on screen.
+                term.keys(forbidden[0])
+                screen = term.wait(lambda s: "refused:" in s, 5, "the refusal")
+                refused = next(line for line in screen.splitlines() if "refused:" in line)
+            screen = term.act(keys[0], screen)  # a legal action: accepted
+            assert "refused:" not in screen, screen
+        assert "Press" in screen
+        term.keys("q")
+        screen = term.wait(lambda s: "EXIT=" in s, 10, "the exit")
+        assert "EXIT=0" in screen
+    finally:
+        term.close()
+    assert refused and "you must" in refused, refused
