@@ -101,7 +101,9 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_m1_initial, _m2
 
 def _connect(path: str, *, writer: bool) -> sqlite3.Connection:
     # isolation_level=None: no implicit transactions, we BEGIN/COMMIT ourselves.
-    c = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    # The reader is used on the event loop's thread (see _run), the writer on its own thread.
+    c = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
+                        check_same_thread=writer)
     try:
         c.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if writer:
@@ -216,6 +218,10 @@ class SqliteEventStore(EventStore):
         if self._closed:
             raise StoreUnavailable("the store is closed")
         try:
+            if executor is self._reader:
+                # Reads run right here: an indexed read of a WAL file takes microseconds and
+                # never waits for the writer, far less than a hop to a thread and back.
+                return fn(*args)
             return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
         except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
             raise  # our bug, not the database's state
