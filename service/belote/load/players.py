@@ -59,10 +59,12 @@ class Seat:
         ready.set()
         try:
             async for event in call:
-                if measuring["on"]:
+                appended = event.time.ToMicroseconds() / 1e6
+                # Only events appended while measuring: not the history a stream starts with.
+                if measuring["on"] and appended >= measuring["since"]:
                     key = (self.table_id, event.sequence)
                     self.stats.arrivals.setdefault(key, []).append(time.time())
-                    self.stats.event_times.setdefault(key, event.time.ToMicroseconds() / 1e6)
+                    self.stats.event_times.setdefault(key, appended)
                     if event.HasField("card_played") and self.seat == 0:
                         self.stats.cards += 1
                 self._follow(event)
@@ -128,7 +130,7 @@ async def run_tables(target: str, tables: int, duration: float, preset: str = "c
     seats = [Seat(target, table_id, s, stats, stop) for table_id in ids for s in range(4)]
     for i in range(0, len(seats), 64):
         await asyncio.gather(*(s.join() for s in seats[i:i + 64]))
-    measuring = {"on": False}
+    measuring = {"on": False, "since": 0.0}
     watchers = []
     for s in seats:
         ready = asyncio.Event()
@@ -142,6 +144,7 @@ async def run_tables(target: str, tables: int, duration: float, preset: str = "c
     stats.cards = 0
     stats.errors = 0
     stats.error_kinds.clear()
+    measuring["since"] = time.time()
     measuring["on"] = True
     await asyncio.sleep(duration)
     measuring["on"] = False
