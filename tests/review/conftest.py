@@ -1,8 +1,10 @@
 """Real logs for the review tests: one game per preset, played by the app in process.
 
 Seats mix bots of every level and humans playing random legal actions; humans leave and come
-back, lose their connection and find it again, or for good (see EXTRA). Played once per session
-into a sqlite store that the CLI tests read back.
+back, lose their connection and find it again, or for good; around the table, players and a
+spectator chat, a registered player pays a stake and votes for a rematch, a human's turn timer
+runs out once, and every table closes (see EXTRA). Played once per session into a sqlite store
+that the CLI tests read back.
 """
 
 from __future__ import annotations

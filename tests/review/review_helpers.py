@@ -79,6 +79,17 @@ def set_card(log, i: int, card: int) -> None:
     log[i].event.card_played.card.CopyFrom(card_to_pb(card))
 
 
+def play_instead(log, i: int, card: int) -> None:
+    """Another card at index ``i``, with the belote call the rules give it (as a cheat who knows
+    the rules would write it: only the choice of the card is left to catch)."""
+    from belote.rules.game import BeloteCalled
+    set_card(log, i, card)
+    body = log[i].event.card_played
+    body.belote = next((epb.BELOTE if o.call == "belote" else epb.REBELOTE
+                        for o in state_before(log, i).game.copy().apply(body.seat, Play(card))
+                        if isinstance(o, BeloteCalled)), epb.BELOTE_CALL_NONE)
+
+
 # preset -> (seats, options); targets are lowered where a game would be long.
 GAMES = {
     "classic": (("easy", "human", "easy", "easy"), {}),
@@ -91,9 +102,15 @@ GAMES = {
     "enhanced": (("human", "easy", "easy", "easy"), {"target": "600"}),
 }
 # Seat events: a human leaves and comes back, another's connection drops and comes back, a
-# third's drops for good (its grace runs out: the server seats a takeover bot).
-EXTRA = {"classic-501": {"leave": (2, 12), "come_back": True},
-         "modern": {"drop": (0, 5), "vanish": (3, 10)}}
+# third's drops for good (its grace runs out: the server seats a takeover bot). Around the table:
+# chat from a player and a spectator; a stake paid by a registered player and a rematch; a turn
+# timer that runs out once (a timer move); the only human leaves for good, so the table closes
+# as the game ends (NO_HUMANS). Every other table closes when its rematch vote runs out.
+EXTRA = {"classic": {"chat": True},
+         "classic-501": {"leave": (2, 12), "come_back": True},
+         "modern": {"drop": (0, 5), "vanish": (3, 10), "turn_timer_s": 30, "slow": (0, 3)},
+         "kamikaze": {"stake": 10, "rematch": True},
+         "enhanced": {"leave": (0, 8)}}
 
 
 @dataclass

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from belote.review import verify
 from belote.review.verify import entries_of, review
 from belote.table import state
+from belote.table.views import table_view
+from belote.v1 import events_pb2 as epb
 from review_helpers import GAMES
 
 
@@ -13,8 +17,48 @@ def test_the_replay_knows_which_events_move_the_state():
     # verify.py lets decide move the replay's game and folds only the other events that change
     # the state; a new evolve handler in table/state.py must be looked at there.
     seat_and_table = {"table_created", "seat_joined", "seat_left", "bot_seated", "seat_reclaimed",
-                      "seat_connected", "game_started"}
+                      "seat_connected", "game_started", "rematch_voted"}
     assert set(state._HANDLERS) == verify.MOVES_GAME | verify.FOLLOWS_ACTION | seat_and_table
+    # Every kind of event is turned back into a decide command (the first event of one), or
+    # checked against the events decide produces, or both (a takeover BotSeated follows a
+    # SeatLeft, a TableClosed NO_HUMANS a game's end, but either may start a command): a new
+    # event in events.proto must be placed here.
+    kinds = {f.name for f in epb.TableEvent.DESCRIPTOR.oneofs_by_name["body"].fields}
+    assert kinds == verify.COMMANDS | verify.DERIVED
+    assert {"bot_seated", "table_closed"} == verify.COMMANDS & verify.DERIVED
+    assert verify.ACTIONS <= verify.COMMANDS and verify.FOLLOWS_ACTION <= verify.DERIVED
+    # The fast path moves the state's clock itself, but for the events it folds with evolve:
+    # every event an action produces that does not start a turn is one of those.
+    assert state._NOT_A_TURN & verify.DERIVED <= verify.FOLLOWS_ACTION
+
+
+def _state_of(table: state.TableState) -> tuple:
+    """All of a table's state: its fields, and its game as every seat and a spectator see it."""
+    fields = {f.name: getattr(table, f.name) for f in dataclasses.fields(table)
+              if f.name not in ("game", "rules")}
+    return fields, [table_view(table, viewer) for viewer in (-1, 0, 1, 2, 3)]
+
+
+@pytest.mark.parametrize("preset", ["classic", "classic-501", "modern", "kamikaze", "enhanced"])
+def test_the_replayed_state_is_the_folded_state(samples, preset):
+    # The fast path moves the replay's state by hand (decide moves its game, it folds only some
+    # events, it keeps the clock the deadlines count from): at every few commands, and after each
+    # command around the table, the state is what state.fold makes of the log, both ways.
+    log = samples.logs[preset]
+    entries = entries_of(log)
+    starts = [e.position - 1 for e in entries if e.command][1:] + [len(log)]
+    around = {i for i, m in enumerate(log) if m.type in ("chat_posted", "rematch_voted", "seat_left",
+                                                         "seat_disconnected", "seat_connected")
+              or getattr(getattr(m.event, m.type), "bot", epb.BotMove()).timer}
+    cuts = sorted({*starts[::max(1, len(starts) // 6)], len(log),
+                   *(next(c for c in starts if c > i) for i in around)})
+    for cut in cuts:
+        folded = _state_of(state.fold(log[0].table_id, [m.event for m in log[:cut]]))
+        for fast in (True, False):
+            replay = verify._Replay(check_bots=False, fast=fast)
+            replay.run(entries[:cut])
+            assert replay.out.violations == []
+            assert _state_of(replay.state) == folded, (cut, fast)
 
 
 @pytest.mark.parametrize("preset", list(GAMES))

@@ -10,12 +10,19 @@ from belote.review.load import parse_lines, to_json_line
 from belote.review.verify import entries_of, review
 from belote.store.chain import verify_chain
 from belote.table.codec import encode_body
+from belote.v1 import events_pb2 as epb
 from review_helpers import GAMES
 
-# The events a request (or the server's bot loop, grace sweep, presence) starts; the rest follow.
+# The events a request (or the server's bot loop, deadline sweep, presence) starts; the rest follow.
 COMMAND_TYPES = {"table_created", "seat_joined", "bot_seated", "seat_left", "seat_reclaimed",
-                 "seat_disconnected", "seat_connected", "bid_made", "announcement_declared",
-                 "card_played"}
+                 "seat_disconnected", "seat_connected", "chat_posted", "rematch_voted",
+                 "table_closed", "bid_made", "announcement_declared", "card_played"}
+
+
+def is_command(m) -> bool:
+    """A takeover follows a SeatLeft; a table closed for want of humans, the game's end."""
+    return m.type in COMMAND_TYPES and not (m.type == "bot_seated" and m.event.bot_seated.takeover) \
+        and not (m.type == "table_closed" and m.event.table_closed.reason == epb.NO_HUMANS)
 
 
 @pytest.mark.parametrize("preset", list(GAMES))
@@ -26,8 +33,7 @@ def test_a_real_game_replays_clean(samples, preset):
     assert result.exit_code == 0
     assert result.notes == []
     assert result.checks["sequence"] == result.checks["hash"] == len(log)
-    commands = sum(1 for m in log if m.type in COMMAND_TYPES
-                   and not (m.type == "bot_seated" and m.event.bot_seated.takeover))
+    commands = sum(map(is_command, log))
     assert result.checks["legal"] == commands
     assert result.checks["derived"] == len(log) - commands
     assert result.checks["bot"] == sum(1 for m in log if m.type in ("bid_made", "card_played", "announcement_declared")
@@ -40,12 +46,21 @@ def test_a_real_game_replays_clean(samples, preset):
 def test_the_story_follows_the_log(samples, preset):
     log = samples.logs[preset]
     story = review(entries_of(log), check_bots=False).story
-    (game,) = story.games
-    assert game.result is not None and game.result["seq"] == len(log)
-    final = next(m.event.game_ended for m in log if m.type == "game_ended")
-    assert game.result["totals"] == list(final.totals)
+    started = [(i + 1, m.event.game_started) for i, m in enumerate(log) if m.type == "game_started"]
+    ended = [(i + 1, m.event.game_ended) for i, m in enumerate(log) if m.type == "game_ended"]
+    assert [(g.seq, g.number, g.first_dealer, g.pot, g.paying_seats) for g in story.games] == \
+        [(seq, s.game_number, s.first_dealer, s.pot, list(s.paying_seats)) for seq, s in started]
+    assert len(ended) == len(started)
+    for game, (seq, final) in zip(story.games, ended):
+        assert game.result is not None and game.result["seq"] == seq
+        assert game.result["totals"] == list(final.totals)
+        assert (game.result["payouts"], game.result["rated"]) == (list(final.payouts), final.rated)
+    # Every table ends closed: at once with no human left, else when its rematch vote ran out.
+    closed = log[-1].event.table_closed
+    assert log[-1].type == "table_closed" and story.closed == {
+        "reason": epb.TableClosedReason.Name(closed.reason).lower(), "seq": len(log)}
     scored = [m.event.deal_scored for m in log if m.type == "deal_scored"]
-    played = [d for d in game.deals if not d.all_passed]
+    played = [d for game in story.games for d in game.deals if not d.all_passed]
     assert [d.score["deal_score"] for d in played] == [list(s.deal_score) for s in scored]
     assert all(d.score["explanation"] for d in played)
     for deal in played:
@@ -92,3 +107,60 @@ def test_announcements_are_told(samples):
     shown = [a for d in classic.games[0].deals for a in d.announcements]
     assert declared or shown      # random hands: at least one of the two games has some
     assert all(a.points > 0 or a.text == "capot annonce" for a in declared + shown)
+
+
+def test_the_samples_go_around_the_table(samples):
+    def events(preset, kind):
+        return [getattr(m.event, kind) for m in samples.logs[preset] if m.type == kind]
+
+    chat = events("classic", "chat_posted")
+    assert {c.seat for c in chat} == {1, -1} and len(chat) == 3
+    assert [(g.game_number, g.first_dealer, g.pot, list(g.paying_seats))
+            for g in events("kamikaze", "game_started")] == [(1, 0, 10, [1]), (2, 1, 10, [1])]
+    assert [list(e.payouts) for e in events("kamikaze", "game_ended")] == [[0, 10, 0, 0]] * 2
+    assert [v.seat for v in events("kamikaze", "rematch_voted")] == [1]
+    timer = [m for m in samples.logs["modern"] if m.type in ("bid_made", "card_played", "announcement_declared")
+             and getattr(m.event, m.type).bot.timer]
+    assert len(timer) == 1 and getattr(timer[0].event, timer[0].type).seat == 0
+    assert timer[0].request_id == f"timer-{timer[0].sequence - 1}"
+    assert events("enhanced", "table_closed")[0].reason == epb.NO_HUMANS
+    assert events("classic", "table_closed")[0].reason == epb.NO_REMATCH
+
+
+def test_the_reports_tell_what_happened_around_the_table(samples):
+    classic = report.as_text(review(entries_of(samples.logs["classic"]), check_bots=False))
+    assert "  seat 1: 'human 1' says “good luck, all” (seq" in classic
+    assert "  spectator: 'kibitzer' says “what a lead!” (seq" in classic
+    assert "  seat 1: 'human 1' says “gg” (seq" in classic
+    assert f"Table closed: the rematch vote ran out before every human had voted (seq {len(samples.logs['classic'])})" \
+        in classic
+    kamikaze = report.as_text(review(entries_of(samples.logs["kamikaze"]), check_bots=False))
+    assert "stake 10 chips per human seat" in kamikaze
+    assert "Game 1 (first dealer seat 0, seq 6); pot 10 chips, paid by seat 1" in kamikaze
+    assert "Game 2 (first dealer seat 1, seq" in kamikaze
+    assert "  payouts: seat 1 gets 10 (" in kamikaze and "  rated: no" in kamikaze
+    assert "  seat 1: 'human 1' votes for a rematch (seq" in kamikaze
+    modern = report.as_text(review(entries_of(samples.logs["modern"]), check_bots=False))
+    assert "turn timer 30 s" in modern and "[timer move: normal bot]" in modern
+    enhanced = report.as_text(review(entries_of(samples.logs["enhanced"]), check_bots=False))
+    assert "Table closed: the game ended with no human at the table" in enhanced
+
+    data = json.loads(report.as_json(review(entries_of(samples.logs["kamikaze"]), check_bots=False)))
+    assert data["table"]["stake"] == 10 and data["closed"]["reason"] == "no_rematch"
+    assert [(g["number"], g["pot"], g["result"]["payouts"]) for g in data["games"]] == \
+        [(1, 10, [0, 10, 0, 0]), (2, 10, [0, 10, 0, 0])]
+    assert [v["seat"] for v in data["games"][0]["rematch_votes"]] == [1]
+    data = json.loads(report.as_json(review(entries_of(samples.logs["classic"]), check_bots=False)))
+    assert [(c["seat"], c["name"], c["text"]) for c in data["chat"]] == [
+        (1, "human 1", "good luck, all"), (-1, "kibitzer", "what a lead!"), (1, "human 1", "gg")]
+    data = json.loads(report.as_json(review(entries_of(samples.logs["modern"]), check_bots=False)))
+    plays = [p for g in data["games"] for d in g["deals"] for t in d["tricks"] for p in t["plays"]]
+    calls = [c for g in data["games"] for d in g["deals"] for c in d["auction"]]
+    assert [(p["seat"], p["bot"]["level"]) for p in plays + calls if p["bot"] and p["bot"]["timer"]] == \
+        [(0, "normal")]
+
+    page = report.as_html(review(entries_of(samples.logs["classic"]), check_bots=False))
+    assert "<p class='small chat'>spectator: &#x27;kibitzer&#x27; says “what a lead!”" in page
+    assert "Table closed: the rematch vote ran out" in page
+    page = report.as_html(review(entries_of(samples.logs["kamikaze"]), check_bots=False))
+    assert "payouts: seat 1 gets 10" in page and "votes for a rematch" in page

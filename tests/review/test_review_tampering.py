@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 from belote.table.codec import card_from_pb
+from belote.v1 import events_pb2 as epb
 from review_helpers import (
     card_in_trick,
     check,
@@ -16,6 +17,7 @@ from review_helpers import (
     index_of,
     legal_alternative,
     off_suit_card,
+    play_instead,
     rechain,
     set_card,
     state_before,
@@ -176,7 +178,7 @@ def test_a_replaced_bot_move_is_caught_by_the_bot_check_alone(samples):
             alternative = legal_alternative(log, i)
             if alternative is not None:
                 break
-    set_card(log, i, alternative)
+    play_instead(log, i, alternative)
     result = findings(rechain(log))
     assert result.first_violation == i + 1
     (v,) = at(result, i + 1)
@@ -191,7 +193,7 @@ def test_a_replaced_hard_bot_move_is_caught(samples):
     log = clone(samples.logs["online-classic"])
     i = next(i for i in range(30, len(log)) if log[i].type == "card_played"
              and log[i].event.card_played.bot.level == 3 and legal_alternative(log, i) is not None)
-    set_card(log, i, legal_alternative(log, i))
+    play_instead(log, i, legal_alternative(log, i))
     result = check(rechain(log))
     assert result.first_violation == i + 1
     assert at(result, i + 1)[0].check == "bot"
@@ -249,6 +251,240 @@ def test_every_violation_is_listed_not_just_the_first(samples):
     result = findings(rechain(log), check_bots=False)
     assert [v.sequence for v in result.violations if v.message.startswith("deal_scored.deal_score")] == \
         [i + 1 for i in scored]
+
+
+# Around the table ------------------------------------------------------------------------------
+S = 1_000_000
+
+
+def set_time(m, time_us: int) -> None:
+    m.time.FromMicroseconds(time_us)
+    m.event.time.CopyFrom(m.time)
+
+
+def is_timer_move(m) -> bool:
+    return m.type in ("bid_made", "card_played", "announcement_declared") and \
+        getattr(m.event, m.type).bot.timer
+
+
+@pytest.mark.parametrize("field, value", [("payouts", [0, 15, 0, 0]), ("payouts", []),
+                                          ("rated", True), ("winning_team", None)])
+def test_a_changed_payout_or_rating_flag_is_caught(samples, field, value):
+    log = clone(samples.logs["kamikaze"])
+    i = index_of(log, "game_ended")
+    ended = log[i].event.game_ended
+    if field == "winning_team":          # the other team wins: its payouts do not follow
+        ended.winning_team ^= 1
+    elif field == "payouts":
+        ended.ClearField("payouts")
+        ended.payouts.extend(value)
+    else:
+        setattr(ended, field, value)
+    result = findings(log, check_bots=False)
+    assert result.first_violation == i + 1 and {"hash", "derived"} <= checks_at(result, i + 1)
+    result = findings(rechain(log), check_bots=False)
+    assert {(v.sequence, v.check) for v in result.violations} == {(i + 1, "derived")}
+    if field != "winning_team":
+        (v,) = result.violations
+        assert v.message == f"game_ended.{field} is not what the rules give"
+
+
+@pytest.mark.parametrize("field, value", [("pot", 20), ("paying_seats", [1, 3]), ("first_dealer", 0),
+                                          ("game_number", 1)])
+def test_a_changed_rematch_start_is_caught(samples, field, value):
+    log = clone(samples.logs["kamikaze"])
+    vote = index_of(log, "rematch_voted")
+    i = index_of(log, "game_started", start=vote)
+    started = log[i].event.game_started
+    if field == "paying_seats":
+        started.ClearField(field)
+        started.paying_seats.extend(value)
+    else:
+        setattr(started, field, value)
+    result = findings(rechain(log), check_bots=False)
+    (v,) = result.violations
+    assert (v.sequence, v.check, v.message) == (i + 1, "derived", f"game_started.{field} is not what the rules give")
+
+
+def test_a_rematch_vote_is_checked_against_the_vote(samples):
+    log = clone(samples.logs["kamikaze"])
+    i = index_of(log, "rematch_voted")
+    ended = index_of(log, "game_ended")
+    # Cast by a bot's seat: refused (and its game never starts: what follows is refused too).
+    bot_seat = clone(log)
+    bot_seat[i].event.rematch_voted.seat = 0
+    result = findings(rechain(bot_seat), check_bots=False)
+    assert result.first_violation == i + 1
+    assert [(v.check, v.rule) for v in at(result, i + 1)] == [("legal", "NOT_SEATED")]
+    # Cast when the 2 minutes of the vote were over.
+    late = clone(log)
+    set_time(late[i], log[ended].time.ToMicroseconds() + 120 * S)
+    result = findings(rechain(late), check_bots=False)
+    assert result.first_violation == i + 1
+    assert [(v.check, v.rule) for v in at(result, i + 1)] == [("legal", "REMATCH_VOTE_OVER")]
+
+
+def test_a_table_closed_before_its_vote_ran_out_is_caught(samples):
+    log = clone(samples.logs["classic"])
+    i = index_of(log, "table_closed")
+    ended = index_of(log, "game_ended")
+    set_time(log[i], log[ended].time.ToMicroseconds() + 120 * S - 1)
+    result = findings(rechain(log), check_bots=False)
+    assert [(v.sequence, v.check, v.rule) for v in result.violations] == [(i + 1, "legal", "REMATCH_VOTE_OPEN")]
+    set_time(log[i], log[ended].time.ToMicroseconds() + 120 * S)        # the deadline itself: due
+    assert findings(rechain(log), check_bots=False).violations == []
+
+
+def test_a_table_closed_for_want_of_humans_follows_the_game_end(samples):
+    log = clone(samples.logs["enhanced"])
+    assert log[-1].event.table_closed.reason == epb.NO_HUMANS
+    # Deleted: the rules close the table as the game ends.
+    result = findings(rechain(log[:-1]), check_bots=False)
+    (v,) = result.violations
+    assert (v.sequence, v.check, v.expected) == (len(log), "derived", "table_closed {reason: NO_HUMANS}")
+    assert v.message.startswith("table_closed is missing here")
+    # Passed off as the end of a rematch vote: the closing the rules give is missing, and
+    # the table they closed takes no command.
+    log[-1].event.table_closed.reason = epb.NO_REMATCH
+    result = findings(rechain(log), check_bots=False)
+    assert [(v.sequence, v.check, v.rule) for v in result.violations] == [
+        (len(log), "derived", ""), (len(log), "legal", "TABLE_CLOSED")]
+    # A table with a human is not closed at the game's end.
+    log = clone(samples.logs["classic"])
+    i = index_of(log, "game_ended")
+    closing = clone([log[-1]])[0]
+    closing.event.table_closed.reason = epb.NO_HUMANS
+    log.insert(i + 1, closing)
+    result = findings(rechain(log, renumber=True), check_bots=False)
+    (v,) = result.violations
+    assert (v.sequence, v.check) == (i + 2, "derived")
+    assert v.message.startswith("table_closed does not follow from the action of seq")
+
+
+def test_nothing_is_appended_to_a_closed_table(samples):
+    log = clone(samples.logs["classic"])
+    chat = clone([log[index_of(log, "chat_posted")]])[0]
+    set_time(chat, log[-1].time.ToMicroseconds())
+    log.append(chat)
+    result = findings(rechain(log, renumber=True), check_bots=False)
+    assert [(v.sequence, v.check, v.rule) for v in result.violations] == [(len(log), "legal", "TABLE_CLOSED")]
+
+
+def test_chat_is_checked_for_its_author_and_rate(samples):
+    log = clone(samples.logs["classic"])
+    i = index_of(log, "chat_posted", lambda m: m.event.chat_posted.text == "gg")
+    # Five more messages at once from the same seat: the sixth within 10 s is refused.
+    flood = clone(log)
+    for _ in range(5):
+        flood.insert(i + 1, clone([flood[i]])[0])
+    result = findings(rechain(flood, renumber=True), check_bots=False)
+    assert {(v.check, v.rule) for v in result.violations} == {("legal", "CHAT_TOO_FAST")}
+    assert i + 6 in {v.sequence for v in result.violations}
+    assert all(i + 2 <= v.sequence <= i + 6 for v in result.violations)
+    # Under another name than the seat's player's, or from a seat no player holds.
+    renamed = clone(log)
+    renamed[i].event.chat_posted.display_name = "human 0"
+    (v,) = findings(rechain(renamed), check_bots=False).violations
+    assert (v.sequence, v.check, v.rule) == (i + 1, "legal", "NOT_THE_SEATS_NAME")
+    moved = clone(log)
+    moved[i].event.chat_posted.seat = 2                     # an easy bot's seat
+    (v,) = findings(rechain(moved), check_bots=False).violations
+    assert (v.sequence, v.check, v.rule) == (i + 1, "legal", "NOT_SEATED")
+
+
+def test_a_changed_chat_text_is_only_caught_by_the_hash_chain(samples):
+    # Nothing in the rules follows from what a message says: the hash chain is its only witness.
+    log = clone(samples.logs["classic"])
+    i = index_of(log, "chat_posted")
+    log[i].event.chat_posted.text = "something else entirely"
+    result = findings(log, check_bots=False)
+    assert [(v.sequence, v.check) for v in result.violations] == [(i + 1, "hash")]
+    assert findings(rechain(log), check_bots=False).violations == []
+
+
+def test_a_timer_move_by_a_seat_that_was_not_late_is_caught(samples):
+    log = clone(samples.logs["modern"])
+    i = next(i for i, m in enumerate(log) if is_timer_move(m))
+    turn_began = log[i - 1].time.ToMicroseconds()
+    set_time(log[i], turn_began + 29 * S)                  # the timer is 30 s
+    result = findings(rechain(log))
+    (v,) = result.violations
+    assert (v.sequence, v.check, v.rule) == (i + 1, "legal", "TIMER_NOT_DUE")
+    assert "29.000 s into its turn, before its 30 s turn timer ran out" in v.message
+    set_time(log[i], turn_began + 30 * S)                  # on the dot: due
+    assert findings(rechain(log)).violations == []
+
+
+def test_a_timer_move_needs_a_turn_timer(samples):
+    log = clone(samples.logs["modern"])
+    i = next(i for i, m in enumerate(log) if is_timer_move(m))
+    log[0].event.table_created.turn_timer_s = 0
+    result = findings(rechain(log))
+    (v,) = result.violations
+    assert (v.sequence, v.check, v.rule) == (i + 1, "legal", "TIMER_NOT_DUE")
+    assert "the table has no turn timer" in v.message
+
+
+def test_a_timer_move_is_the_takeover_bots_at_a_human_seat(samples):
+    log = clone(samples.logs["modern"])
+    i = next(i for i, m in enumerate(log) if is_timer_move(m))
+    move = getattr(log[i].event, log[i].type)
+    # Another level than the table's takeover level (NORMAL).
+    other = clone(log)
+    getattr(other[i].event, other[i].type).bot.level = epb.EASY
+    result = findings(rechain(other), check_bots=False)
+    (v,) = result.violations
+    assert (v.sequence, v.check) == (i + 1, "bot") and "made by the table's takeover bot (normal)" in v.message
+    # Passed off as the bot loop's move: no bot plays that seat.
+    plain = clone(log)
+    getattr(plain[i].event, plain[i].type).bot.timer = False
+    plain[i].request_id = f"bot-{i + 1}"
+    result = findings(rechain(plain), check_bots=False)
+    (v,) = result.violations
+    assert (v.sequence, v.check) == (i + 1, "bot") and f"at seat {move.seat}, which no normal bot plays" in v.message
+    # A human's own move passed off as a timer move: made at once, it was not due.
+    j = next(j for j, m in enumerate(log) if j > i and m.type == "card_played"
+             and m.event.card_played.seat == move.seat and not m.event.card_played.HasField("bot"))
+    dressed = clone(log)
+    dressed[j].event.card_played.bot.CopyFrom(epb.BotMove(level=epb.NORMAL, seed=1, timer=True))
+    dressed[j].request_id = f"timer-{j}"
+    result = findings(rechain(dressed))
+    assert ("legal", "TIMER_NOT_DUE") in [(v.check, v.rule) for v in at(result, j + 1)]
+    assert result.first_violation == j + 1
+
+
+def test_a_timer_move_is_recomputed_as_a_bot_move(samples):
+    from belote.rules.actions import Bid
+    from belote.table.codec import bid_to_pb
+    log = clone(samples.logs["modern"])
+    i = next(i for i, m in enumerate(log) if is_timer_move(m))
+    if log[i].type == "card_played":                        # the sample's has a choice
+        play_instead(log, i, legal_alternative(log, i))
+    else:                                                   # a bid: another legal call
+        made = log[i].event.bid_made
+        other = next(a for a in state_before(log, i).game.legal_actions(made.seat)
+                     if isinstance(a, Bid) and bid_to_pb(a.contract) != made.bid)
+        made.bid.CopyFrom(bid_to_pb(other.contract))
+    result = findings(rechain(log))
+    assert result.first_violation == i + 1
+    found = at(result, i + 1)
+    assert len(found) == 1, [str(v) for v in found]
+    (v,) = found
+    assert v.check == "bot" and "does not make this move" in v.message
+
+
+@pytest.mark.parametrize("kind, checks", [("seat_joined", {"envelope", "hash"}),
+                                          ("game_ended", {"envelope", "hash"}),
+                                          # the replay counts from time 0: the vote was open
+                                          ("table_closed", {"envelope", "hash", "legal"})])
+def test_a_time_that_is_no_timestamp_is_a_finding_not_a_crash(samples, kind, checks):
+    log = clone(samples.logs["classic"])
+    i = index_of(log, kind)
+    log[i].time.nanos = log[i].event.time.nanos = 1_500_000_000
+    result = findings(log, check_bots=False)
+    assert result.first_violation == i + 1
+    assert checks_at(result, i + 1) == checks
+    assert any("not a valid timestamp" in v.message for v in at(result, i + 1))
 
 
 def _name(card: int) -> str:

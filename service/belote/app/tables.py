@@ -216,7 +216,8 @@ class TableApp:
     async def _on_deadline(self, state: TableState, what: str, command) -> int:
         try:
             await self._execute(state.table_id, f"{what}-{state.version}",
-                                lambda st: decide(st, command, self._next_deal()), state.version)
+                                lambda st: decide(st, command, self._next_deal()), state.version,
+                                at_us=getattr(command, "now_us", None))
             return 1
         except err.AppError:
             return 0      # another replica (or the player) moved first; the next sweep looks again
@@ -329,9 +330,12 @@ class TableApp:
     async def _execute(self, table_id: str, request_id: str,
                        build: Callable[[TableState], list[epb.TableEvent]],
                        expected_version: int | None = None,
-                       loaded: TableState | None = None) -> tuple[list[epb.TableEvent], TableState]:
+                       loaded: TableState | None = None,
+                       at_us: int | None = None) -> tuple[list[epb.TableEvent], TableState]:
         """Decide and append with optimistic concurrency; re-decide on a conflict. ``loaded``: the
-        state the caller just loaded, used for the first try (a conflict reloads)."""
+        state the caller just loaded, used for the first try (a conflict reloads). ``at_us``: the
+        time a timed command was decided at, stamped on its events, so the log shows the very
+        time its deadline was judged by (a vote just in time stays in time)."""
         for attempt in range(RETRIES):
             state = loaded if attempt == 0 and loaded is not None else await self._load(table_id)
             try:
@@ -352,7 +356,7 @@ class TableApp:
                                       "CONFLICT_" + e.reason) from None
                 raise err.refused(e.reason, e.message) from None
             new_state = state.copy()
-            now_us = self.clock()
+            now_us = self.clock() if at_us is None else at_us
             for i, event in enumerate(events, start=state.version + 1):
                 event.sequence = i
                 event.time.FromMicroseconds(now_us)
@@ -669,7 +673,8 @@ class TableApp:
         name = state.seats[seat].display_name if seat >= 0 else req.display_name
         command = PostChat(seat, name, req.text, self.clock())
         events, _ = await self._execute(req.table_id, key,
-                                        lambda s: decide(s, command, self._next_deal()))
+                                        lambda s: decide(s, command, self._next_deal()),
+                                        at_us=command.now_us)
         return tpb.PostChatResponse(event=events[0])
 
     async def vote_rematch(self, req: tpb.VoteRematchRequest,
@@ -681,7 +686,8 @@ class TableApp:
             await self._check_stake(state, state.seats[seat].player_id)
         command = VoteRematch(seat, self.clock())
         _, state = await self._execute(req.table_id, key,
-                                       lambda s: decide(s, command, self._next_deal()))
+                                       lambda s: decide(s, command, self._next_deal()),
+                                       at_us=command.now_us)
         return tpb.VoteRematchResponse(table=table_view(state, seat))
 
     async def get_balance(self, req: tpb.GetBalanceRequest,

@@ -20,7 +20,54 @@ def _hand(cards: list[str]) -> str:
 
 def _bot(item) -> str:
     bot = item.bot if hasattr(item, "bot") else item.get("bot")
-    return f" [{bot['level']} bot]" if bot else ""
+    if not bot:
+        return ""
+    return f" [timer move: {bot['level']} bot]" if bot.get("timer") else f" [{bot['level']} bot]"
+
+
+def _who(ev: dict) -> str:
+    """Who a seat event is about: a seat, or (seat -1) a spectator."""
+    return f"seat {ev['seat']}" if ev["seat"] >= 0 else "spectator"
+
+
+_CLOSED = {"no_rematch": "the rematch vote ran out before every human had voted",
+           "no_humans": "the game ended with no human at the table"}
+
+
+def _seats(seats) -> str:
+    return ("seat " if len(seats) == 1 else "seats ") + ", ".join(map(str, seats))
+
+
+def stakes_line(story) -> str:
+    """The table's stake and turn timer, those it has."""
+    return ", ".join(([f"stake {story.stake} chips per human seat"] if story.stake else [])
+                     + ([f"turn timer {story.turn_timer_s} s"] if story.turn_timer_s else []))
+
+
+def closed_line(closed: dict) -> str:
+    why = _CLOSED.get(closed["reason"], closed["reason"])
+    return f"Table closed: {why} (seq {closed['seq']})"
+
+
+def game_line(game) -> str:
+    out = f"Game {game.number} (first dealer seat {game.first_dealer}, seq {game.seq})"
+    if game.pot:
+        out += f"; pot {game.pot} chips, paid by {_seats(game.paying_seats)}"
+    return out
+
+
+def result_lines(game) -> list[str]:
+    """The game's result, its payouts and whether it was rated."""
+    res = game.result
+    out = [f"Result: team {res['winning_team']} (seats {res['winning_team']} and "
+           f"{res['winning_team'] + 2}) wins, {_pair(res['totals'])} (seq {res['seq']})"]
+    if res["payouts"]:
+        paid = ", ".join(f"seat {seat} gets {chips}" for seat, chips in enumerate(res["payouts"]) if chips)
+        why = ("no seat of the winning team paid: each stake back" if res["refund"]
+               else "the pot to the winning team's paying seats")
+        out.append(f"payouts: {paid or 'none'} ({why})")
+    out.append("rated: " + ("yes (four registered players, no bot)" if res["rated"] else "no"))
+    return out
 
 
 def _pair(values) -> str:
@@ -82,7 +129,7 @@ def _deal_lines(deal: Deal) -> list[str]:
     if deal.revealed_seq:
         out.append(f"  deck revealed at seq {deal.revealed_seq}")
     for ev in deal.seat_events:
-        out.append(f"  seat {ev['seat']}: {ev['text']} (seq {ev['seq']})")
+        out.append(f"  {_who(ev)}: {ev['text']} (seq {ev['seq']})")
     return out
 
 
@@ -109,19 +156,26 @@ def as_text(r: Review) -> str:
     if s.options:
         out.append("  rules: " + ", ".join(f"{k}={v}" for k, v in s.options.items()))
     out.append("  seats: " + ", ".join(f"{i} {who}" for i, who in enumerate(s.seats)))
+    if s.stake or s.turn_timer_s:
+        out.append("  " + stakes_line(s))
     for ev in s.seat_events:
-        out.append(f"  seat {ev['seat']}: {ev['text']} (seq {ev['seq']})")
+        out.append(f"  {_who(ev)}: {ev['text']} (seq {ev['seq']})")
     for game in s.games:
         out.append("")
-        out.append(f"Game {game.number} (first dealer seat {game.first_dealer}, seq {game.seq})")
+        out.append(game_line(game))
         for deal in game.deals:
             out.append("")
             out.extend(_deal_lines(deal))
         if game.result:
-            res = game.result
+            lines = result_lines(game)
             out.append("")
-            out.append(f"Result: team {res['winning_team']} (seats {res['winning_team']} and "
-                       f"{res['winning_team'] + 2}) wins, {_pair(res['totals'])} (seq {res['seq']})")
+            out.append(lines[0])
+            out.extend("  " + line for line in lines[1:])
+        for ev in game.after:
+            out.append(f"  {_who(ev)}: {ev['text']} (seq {ev['seq']})")
+    if s.closed:
+        out.append("")
+        out.append(closed_line(s.closed))
     out.append("")
     out.append("Checks: " + checks_line(r))
     for note in r.notes:
@@ -137,8 +191,8 @@ def as_dict(r: Review) -> dict:
     return {"table_id": r.table_id, "events": r.events, "clean": r.clean, "exit_code": r.exit_code,
             "first_violation": r.first_violation, "violations": [v.as_dict() for v in r.violations],
             "notes": list(r.notes), "checks": dict(r.checks), "bot_check": r.bot_check,
-            "table": {k: story[k] for k in ("name", "preset", "options", "seats")},
-            "games": story["games"]}
+            "table": {k: story[k] for k in ("name", "preset", "options", "seats", "stake", "turn_timer_s")},
+            "games": story["games"], "chat": story["chat"], "closed": story["closed"]}
 
 
 def as_json(r: Review) -> str:
@@ -166,7 +220,7 @@ h1{font-size:1.4em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #cc
 .card.red{color:#c62828}.card.win{border-color:#ffd54f;box-shadow:0 0 4px #ffd54f}
 .card.flag{border-color:#f00;box-shadow:0 0 6px #f00}.lead{text-decoration:underline}
 .mid.flag{color:#ffcdd2;font-weight:bold}
-.score{margin-top:.6em}.small{font-size:12px;color:#555}
+.score{margin-top:.6em}.small{font-size:12px;color:#555}.chat{color:#1a4f8a}
 """
 
 
@@ -184,6 +238,8 @@ def _trick_html(t: Trick, positions: dict, flagged: set) -> str:
     for p in t.plays:
         classes = (" win" if p.seat == t.winner else "") + (" flag" if p.seq in flagged else "")
         who = f"{p.bot['level']} bot, seed {p.bot['seed']}" if p.bot else "human"
+        if p.bot and p.bot["timer"]:
+            who = f"timer move for the human: {who}"
         lead = ' class="lead"' if p.seat == t.leader else ""
         belote = f"<br>{html.escape(p.belote)}" if p.belote else ""
         cells.append(f'<div class="pos {positions[p.seat]}" title="{html.escape(who)}">'
@@ -193,6 +249,11 @@ def _trick_html(t: Trick, positions: dict, flagged: set) -> str:
     flag = " flag" if t.seq in flagged else ""
     return (f'<div class="trick" title="trick {t.number}"><div class="mid{flag}">trick {t.number}'
             f'{won}{f"<br>#{t.seq}" if t.seq else ""}</div>' + "".join(cells) + "</div>")
+
+
+def _event_html(ev: dict) -> str:
+    cls = "small chat" if ev.get("kind") == "chat" else "small"
+    return f"<p class='{cls}'>{html.escape(_who(ev))}: {html.escape(ev['text'])} (seq {ev['seq']})</p>"
 
 
 def as_html(r: Review) -> str:
@@ -210,8 +271,10 @@ def as_html(r: Review) -> str:
            + ", ".join(f"{i} {e(who)}" for i, who in enumerate(s.seats)) + "</p>"]
     if s.options:
         out.append("<p class='small'>" + e(", ".join(f"{k}={v}" for k, v in s.options.items())) + "</p>")
+    if s.stake or s.turn_timer_s:
+        out.append(f"<p class='small'>{e(stakes_line(s))}</p>")
     for ev in s.seat_events:
-        out.append(f"<p class='small'>seat {ev['seat']}: {e(ev['text'])} (seq {ev['seq']})</p>")
+        out.append(_event_html(ev))
     cls = "ok" if r.clean else "bad"
     out.append(f"<p class='{cls}'>{e(verdict(r))}</p>")
     if r.violations:
@@ -228,6 +291,7 @@ def as_html(r: Review) -> str:
         out.append(f"<p class='small'>Note: {e(note)}</p>")
     for game in s.games:
         out.append(f"<h2>Game {game.number}</h2>")
+        out.append(f"<p class='small'>{e(game_line(game))}</p>")
         for deal in game.deals:
             out.append("<div class='deal'>")
             out.append(f"<h3>Deal {deal.number} · dealer seat {deal.dealer} · seq {deal.seq}</h3>")
@@ -261,10 +325,15 @@ def as_html(r: Review) -> str:
                 out.append("<div class='score'>" + "<br>".join(e(x) for x in lines)
                            + f"<br><b>totals {e(_pair(deal.score['totals']))}</b></div>")
             for ev in deal.seat_events:
-                out.append(f"<p class='small'>seat {ev['seat']}: {e(ev['text'])} (seq {ev['seq']})</p>")
+                out.append(_event_html(ev))
             out.append("</div>")
         if game.result:
             res = game.result
             out.append(f"<p><b>Result: team {res['winning_team']} wins, {e(_pair(res['totals']))}</b></p>")
+            out.append("<p class='small'>" + "<br>".join(e(line) for line in result_lines(game)[1:]) + "</p>")
+        for ev in game.after:
+            out.append(_event_html(ev))
+    if s.closed:
+        out.append(f"<p><b>{e(closed_line(s.closed))}</b></p>")
     out.append("</body></html>")
     return "\n".join(out)

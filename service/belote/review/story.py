@@ -1,5 +1,8 @@
 """What happened at a table, deal by deal, told from the replay's recomputed events.
 
+Around the games: seats taken and left, chat (``Story.chat``, and each message in its place),
+each game's pot and payouts, rematch votes, and how the table closed.
+
 Only for the reports: every value here comes from events the rules engine produced during the
 replay (decks and actions as logged), so a clean log tells its own story and a tampered one
 tells what the rules say really followed from its actions.
@@ -76,7 +79,7 @@ class Deal:
     belote: list[dict] = field(default_factory=list)
     score: dict | None = None
     revealed_seq: int = 0
-    seat_events: list[dict] = field(default_factory=list)   # [{seat, text, seq}] during the deal
+    seat_events: list[dict] = field(default_factory=list)   # [{seat, text, seq, kind}] during the deal
 
 
 @dataclass
@@ -85,7 +88,11 @@ class Game:
     first_dealer: int
     seq: int
     deals: list[Deal] = field(default_factory=list)
-    result: dict | None = None       # {winning_team, totals, seq}
+    result: dict | None = None       # {winning_team, totals, seq, payouts, rated, refund}
+    pot: int = 0                     # chips the paying seats put in when it started
+    paying_seats: list[int] = field(default_factory=list)
+    rematch_votes: list[dict] = field(default_factory=list)   # [{seat, seq}] after it ended
+    after: list[dict] = field(default_factory=list)   # [{seat, text, seq, kind}] after it ended
 
 
 @dataclass
@@ -94,17 +101,23 @@ class Story:
     preset: str = ""
     options: dict = field(default_factory=dict)
     seats: list[str] = field(default_factory=lambda: ["empty"] * 4)
-    seat_events: list[dict] = field(default_factory=list)   # [{seat, text, seq}] outside deals
+    seat_events: list[dict] = field(default_factory=list)   # [{seat, text, seq, kind}] before a game
     games: list[Game] = field(default_factory=list)
+    stake: int = 0
+    turn_timer_s: int = 0
+    chat: list[dict] = field(default_factory=list)   # [{seat, name, text, seq}]; seat -1: a spectator
+    closed: dict | None = None       # {reason: "no_rematch" | "no_humans", seq}
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
 def _bot(body) -> dict | None:
+    """{level, seed, timer} of a bot's move; timer: a move made for a human whose turn timer ran out."""
     if not body.HasField("bot"):
         return None
-    return {"level": BOT_LEVEL_NAMES.get(body.bot.level, str(body.bot.level)), "seed": body.bot.seed}
+    return {"level": BOT_LEVEL_NAMES.get(body.bot.level, str(body.bot.level)), "seed": body.bot.seed,
+            "timer": body.bot.timer}
 
 
 def _names(mask: int) -> list[str]:
@@ -121,9 +134,16 @@ def tell(timeline) -> Story:
     names = ["", "", "", ""]
     lost_at = [0, 0, 0, 0]                       # when each seat's connection was lost (µs)
 
-    def told(seat: int, words: str, seq: int) -> None:
-        target = deal.seat_events if deal is not None and deal.score is None else story.seat_events
-        target.append({"seat": seat, "text": words, "seq": seq})
+    def told(seat: int, words: str, seq: int, kind: str = "seat") -> None:
+        """A line in its place: during a deal, after a game's end, or before the first game.
+        ``kind``: "seat" (seats taken, left, connections), "chat" or "rematch"."""
+        if game is not None and game.result is not None:
+            target = game.after
+        elif deal is not None and deal.score is None:
+            target = deal.seat_events
+        else:
+            target = story.seat_events
+        target.append({"seat": seat, "text": words, "seq": seq, "kind": kind})
 
     for seq, event in timeline:
         kind = event.WhichOneof("body")
@@ -133,6 +153,7 @@ def tell(timeline) -> Story:
             story.name, story.preset = body.name, body.preset
             story.options = {k: body.options[k] for k in CHOICES if k in body.options}
             story.options.update({k: v for k, v in sorted(body.options.items()) if k not in CHOICES})
+            story.stake, story.turn_timer_s = body.stake, body.turn_timer_s
         elif kind == "seat_joined":
             names[body.seat] = body.display_name
             story.seats[body.seat] = f"human {body.display_name!r}"
@@ -159,8 +180,18 @@ def tell(timeline) -> Story:
             told(body.seat, f"{names[body.seat]!r} loses the connection", seq)
         elif kind == "seat_connected":
             told(body.seat, f"{names[body.seat]!r} is connected again", seq)
+        elif kind == "chat_posted":
+            story.chat.append({"seat": body.seat, "name": body.display_name, "text": body.text, "seq": seq})
+            told(body.seat, f"{body.display_name!r} says “{body.text}”", seq, "chat")
+        elif kind == "rematch_voted":
+            if game is not None:
+                game.rematch_votes.append({"seat": body.seat, "seq": seq})
+            told(body.seat, f"{names[body.seat]!r} votes for a rematch", seq, "rematch")
+        elif kind == "table_closed":
+            story.closed = {"reason": epb.TableClosedReason.Name(body.reason).lower(), "seq": seq}
         elif kind == "game_started":
-            game = Game(body.game_number, body.first_dealer, seq)
+            game = Game(body.game_number, body.first_dealer, seq, pot=body.pot,
+                        paying_seats=list(body.paying_seats))
             story.games.append(game)
         elif kind == "deal_started":
             deck = [card_from_pb(c) for c in body.deck]
@@ -217,5 +248,9 @@ def tell(timeline) -> Story:
             if deal is not None:
                 deal.revealed_seq = seq
         elif kind == "game_ended":
-            game.result = {"winning_team": body.winning_team, "totals": list(body.totals), "seq": seq}
+            game.result = {"winning_team": body.winning_team, "totals": list(body.totals), "seq": seq,
+                           "payouts": list(body.payouts), "rated": body.rated,
+                           # no paying seat on the winning team: each stake went back
+                           "refund": bool(game.paying_seats) and all(
+                               s % 2 != body.winning_team for s in game.paying_seats)}
     return story

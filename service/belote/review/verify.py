@@ -18,29 +18,41 @@ Checks (a violation names its check):
 - ``reveal``: each DeckRevealed shows the deck and salt of its deal's DealStarted.
 - ``legal``: each action (bid, declaration, card) is legal for its seat at that point under
   the table's rules; the violation names the rule broken (``IllegalAction.reason`` and its
-  message). Seat commands (join, bot seated, leave) are checked the same way (``decide``
-  refusing them, with its reason).
-- ``derived``: each event that follows from an action (ContractSettled, TrickWon,
-  AnnouncementsRevealed, DealScored with its totals, DeckRevealed, DealStarted, GameStarted,
-  GameEnded, AllPassed, and the server-filled fields of the action's own event: belote call,
-  announcement points) equals the one recomputed, field by field; none is missing, added or
-  out of place.
+  message). Seat and table commands (join, bot seated, leave, chat, rematch vote, closing) are
+  checked the same way (``decide`` refusing them, with its reason), at the time the log gives
+  them: a chat message at an open table and within its author's rate (5 per 10 s), a rematch
+  vote by a human seat while the vote is open (2 minutes from GameEnded), a table closed for a
+  vote that ran out only once it ran out. A timer move (``BotMove.timer``) is made for the
+  human seat to act at or after its turn deadline: the time of the event that made it its turn
+  plus the table's ``turn_timer_s`` (rule ``TIMER_NOT_DUE`` otherwise; the move itself is
+  still replayed). A chat message of a seat carries that seat's player's name.
+- ``derived``: each event that follows from a command (ContractSettled, TrickWon,
+  AnnouncementsRevealed, DealScored with its totals, DeckRevealed, DealStarted, GameStarted
+  with its first dealer, pot and paying seats (a rematch's too), GameEnded with its payouts and
+  rated flag, TableClosed NO_HUMANS, AllPassed, and the server-filled fields of the action's
+  own event: belote call, announcement points) equals the one recomputed, field by field; none
+  is missing, added or out of place.
 - ``bot``: each move carrying a ``BotMove`` was made at a bot's seat of that level, under the
-  request id ``bot-<sequence>`` the server's bot loop uses, and is what
-  ``belote.bots.choose(level, seat_view(state, seat), seed)`` returns on the state folded up
-  to just before it.
+  request id ``bot-<sequence>`` the server's bot loop uses, or, for a timer move, by the
+  table's takeover bot level under the request id ``timer-<sequence - 1>`` of the server's
+  deadline sweep; and it is what ``belote.bots.choose(level, seat_view(state, seat), seed)``
+  returns on the state folded up to just before it.
 
 The recomputation is the server's own decider code. Each command event (TableCreated,
-SeatJoined, BotSeated, SeatLeft, BidMade, AnnouncementDeclared, CardPlayed) is turned back
+SeatJoined, BotSeated, SeatLeft, SeatReclaimed, SeatDisconnected, SeatConnected, ChatPosted,
+RematchVoted, TableClosed NO_REMATCH, BidMade, AnnouncementDeclared, CardPlayed) is turned back
 into the command it records, with the deck and salt of the DealStarted recorded after it as the
-deal's randomness, and the events the decider produces must be those recorded up to the next
-command event. Seat commands go through ``decide``; actions go through decide's own steps on
-the replay's game (``Game.apply``, then decide's ``outcome_events``), the action's own event
-being compared on the fields the server fills: ``review(fast=False)`` sends them through
-``decide`` itself, and the tests check both ways give the same findings. The state then moves
-on by the recomputed events (what the rules say happened), so a wrong derived event is reported
-once and does not derail the rest. An illegal action stops the game replay (what follows it
-cannot be replayed); the sequence, chain and deck checks still run to the end of the log.
+deal's randomness and the event's own time as the command's ``now_us`` (a timer move is a
+``TimerMove``), and the events the decider produces must be those recorded up to the next
+command event. Seat and table commands go through ``decide``; actions go through decide's own
+steps on the replay's game (``Game.apply``, then decide's ``outcome_events`` and, when the game
+ends, ``game_over_events``), the action's own event being compared on the fields the server
+fills: ``review(fast=False)`` sends them through ``decide`` itself, and the tests check both
+ways give the same findings. The state then moves on by the recomputed events (what the rules
+say happened), at the times the log gives them (deadlines count from those), so a wrong derived
+event is reported once and does not derail the rest. An illegal action stops the game replay
+(what follows it cannot be replayed); the sequence, chain and deck checks still run to the end
+of the log.
 
 Speed (belote.bench.review_bench): the hash chain is hashed with cached pieces of
 ``event_hash``'s layout (``event_hash`` itself settles any mismatch), the game is moved in
@@ -53,6 +65,7 @@ import difflib
 import gc
 import struct
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from hashlib import sha256
 
@@ -75,40 +88,52 @@ from belote.table.codec import (
 )
 from belote.table.decide import (
     Act,
+    CloseTable,
     CreateTable,
     Disconnect,
     JoinSeat,
     LeaveSeat,
     NextDeal,
+    PostChat,
     ReclaimSeat,
     Reconnect,
     Refused,
     SeatBot,
-    outcome_events,
+    TimerMove,
+    VoteRematch,
     decide,
     deck_commitment,
+    game_over_events,
+    outcome_events,
 )
-from belote.table.state import BOT, PLAYING, TableState, evolve
+from belote.table.state import _NOT_A_TURN, BOT, PLAYING, TableState, evolve
 from belote.table.views import seat_view
 from belote.v1 import events_pb2 as epb
 
 from . import text
 
 # The events a command starts with; every other event follows from one of them (a takeover
-# BotSeated follows a SeatLeft: see ``is_command``).
+# BotSeated follows a SeatLeft, a TableClosed NO_HUMANS the end of a game: see ``is_command``).
 COMMANDS = frozenset({"table_created", "seat_joined", "bot_seated", "seat_left", "seat_reclaimed",
-                      "seat_disconnected", "seat_connected", "bid_made", "announcement_declared",
-                      "card_played"})
+                      "seat_disconnected", "seat_connected", "chat_posted", "rematch_voted",
+                      "table_closed", "bid_made", "announcement_declared", "card_played"})
+# The events a command may produce after its first one, each checked against decide's.
+DERIVED = frozenset({"bot_seated", "game_started", "deal_started", "all_passed", "contract_settled",
+                     "announcements_revealed", "trick_won", "deal_scored", "deck_revealed",
+                     "game_ended", "table_closed"})
 ACTIONS = frozenset({"bid_made", "announcement_declared", "card_played"})
 # The events whose ``evolve`` moves the game (table/state.py). For an action decide has already
 # moved the replay's game, so only the rest of the state follows these (tests/review guard it).
 MOVES_GAME = frozenset({"bid_made", "announcement_declared", "card_played", "deal_started"})
 # The events an action may produce that change the state's other fields (the rest have no
-# ``evolve`` handler).
-FOLLOWS_ACTION = frozenset({"deal_scored", "game_ended"})
+# ``evolve`` handler). Every event also moves the state's clock (``evolve``: the last event's
+# time, and the turn's start unless the kind is in state's ``_NOT_A_TURN``): the fast path
+# does that itself for the others.
+FOLLOWS_ACTION = frozenset({"deal_scored", "game_ended", "table_closed"})
 CHECKS = ("sequence", "envelope", "chain", "hash", "commitment", "reveal", "legal", "derived", "bot")
 
 _FULL_DECK = frozenset(range(32))
+_MIN_TIME_S, _MAX_TIME_S = -62_135_596_800, 253_402_300_799     # a Timestamp's range: years 1..9999
 _DECK_EVENTS = frozenset({"game_started", "deal_started", "deck_revealed"})
 _U32, _U64, _I64 = struct.Struct(">I").pack, struct.Struct(">Q").pack, struct.Struct(">q").pack
 _PLACEHOLDER_DEAL = NextDeal(tuple(range(32)), b"")
@@ -141,18 +166,25 @@ class Entry:
     event: epb.TableEvent
     envelope_ok: bool = True
     command: bool = False   # the first event of a command (see is_command)
+    time_ok: bool = True    # ``time`` is a valid Timestamp (else an ``envelope`` finding)
+    at_us: int = 0          # the time the replay gives the event (deadlines count from it):
+                            # time_us, or 0 when that is not a valid time
 
     @classmethod
     def from_logged(cls, msg: epb.LoggedEvent, position: int) -> Entry:
         event = msg.event
         kind = event.WhichOneof("body")
-        # As Timestamp.ToMicroseconds, without its range check (a bad time is the hash's finding).
-        time_us = msg.time.seconds * 1_000_000 + msg.time.nanos // 1000
-        envelope_ok = (event.sequence == msg.sequence and event.table_id == msg.table_id
-                       and event.time == msg.time)
+        # As Timestamp.ToMicroseconds, without its range check (a bad time is the hash's finding,
+        # and the envelope's).
+        t = msg.time
+        seconds, nanos = t.seconds, t.nanos
+        time_us = seconds * 1_000_000 + nanos // 1000
+        time_ok = 0 <= nanos < 1_000_000_000 and _MIN_TIME_S <= seconds <= _MAX_TIME_S
+        envelope_ok = (time_ok and event.sequence == msg.sequence and event.table_id == msg.table_id
+                       and event.time == t)
         entry = cls(position, msg.table_id, msg.sequence, msg.type, msg.schema_version, msg.request_id,
                     time_us, msg.prev_hash, msg.hash, encode_body(event) if kind else b"", kind, event,
-                    envelope_ok)
+                    envelope_ok, False, time_ok, time_us if time_ok else 0)
         entry.command = is_command(entry)
         return entry
 
@@ -173,7 +205,8 @@ def entries_of_stored(stored) -> list[Entry]:
         except Exception:  # noqa: BLE001 - any decoding error: the bytes are not an event
             event, kind = epb.TableEvent(sequence=s.sequence, table_id=s.table_id), None
         entry = Entry(i, s.table_id, s.sequence, s.type, s.schema_version, s.request_id,
-                      s.recorded_at_us, s.prev_hash, s.hash, bytes(s.payload), kind, event)
+                      s.recorded_at_us, s.prev_hash, s.hash, bytes(s.payload), kind, event,
+                      at_us=s.recorded_at_us if kind else 0)
         entry.command = is_command(entry)
         out.append(entry)
     return out
@@ -253,8 +286,15 @@ def review(entries: list[Entry], *, check_bots: bool = True, fast: bool = True) 
 
 
 def is_command(e: Entry) -> bool:
-    """True for the first event of a command; a takeover BotSeated follows a SeatLeft."""
-    return e.kind in COMMANDS and not (e.kind == "bot_seated" and e.event.bot_seated.takeover)
+    """True for the first event of a command; a takeover BotSeated follows a SeatLeft, and a
+    TableClosed NO_HUMANS the end of a game (a closing for NO_REMATCH is the deadline sweep's
+    command)."""
+    kind = e.kind
+    if kind == "bot_seated":
+        return not e.event.bot_seated.takeover
+    if kind == "table_closed":
+        return e.event.table_closed.reason != epb.NO_HUMANS
+    return kind in COMMANDS
 
 
 class _InPlace:
@@ -268,6 +308,9 @@ class _InPlace:
     def copy(self):
         return self.game
 
+    def to_act(self):
+        return self.game.to_act()
+
 
 class _Replay:
     def __init__(self, check_bots: bool, fast: bool = True):
@@ -276,6 +319,7 @@ class _Replay:
         self.out = Review(bot_check=check_bots)
         self.counts = dict.fromkeys(CHECKS, 0)
         self.shim = TableState("")
+        self.state = TableState("")      # the replayed table, once run
         self.decks: dict[int, list[int] | None] = {}
 
     def fail(self, sequence: int, check: str, message: str, expected="", found="", rule="") -> None:
@@ -342,7 +386,11 @@ class _Replay:
                  "its stored bytes do not decode")
         elif e.type != e.kind:
             fail(at, "envelope", "the LoggedEvent's type is not its event's body", e.kind, e.type)
-        if not e.envelope_ok:
+        if not e.time_ok:
+            fail(at, "envelope", "the event's time is not a valid timestamp (years 1 to 9999, "
+                 "nanos 0 to 999999999): the replay counts deadlines from time 0 for it",
+                 "a valid time", f"seconds {e.event.time.seconds}, nanos {e.event.time.nanos}")
+        elif not e.envelope_ok:
             fail(at, "envelope", "the event's own sequence, table id or time differ from its "
                  "LoggedEvent's", f"sequence {e.sequence} of table {e.table_id}",
                  f"sequence {e.event.sequence} of table {e.event.table_id}")
@@ -400,7 +448,7 @@ class _Replay:
     # The game -----------------------------------------------------------------------------------
     def _replay(self, entries: list[Entry]) -> None:
         entries = [e for e in entries if e.kind]    # a bodiless event is an envelope violation
-        state = TableState(self.out.table_id)
+        state = self.state = TableState(self.out.table_id)
         n = len(entries)
         i = 0
         while i < n:
@@ -448,12 +496,15 @@ class _Replay:
         try:
             if is_act:
                 # decide copies the game to stay pure; the replay owns its game, so it gives decide
-                # a handle whose copy() is that game: decide's code runs as is and moves the
-                # replay's game (an illegal action raises before anything changes).
+                # a state whose game is a handle whose copy() is that game: decide's code runs as
+                # is and moves the replay's game (an illegal action raises before anything changes).
                 shim = self.shim
-                shim.created, shim.status, shim.deal_started = state.created, state.status, state.deal_started
+                shim.__dict__.update(state.__dict__)
                 shim.game = _InPlace(state.game) if state.game is not None else None
-                produced = decide(shim, command, next_deal)
+                if command.bot is not None and command.bot.timer:
+                    produced = self._timer_move(state, shim, e, command, next_deal)
+                else:
+                    produced = decide(shim, command, next_deal)
             else:
                 produced = decide(state, command, next_deal)
         except IllegalAction as err:
@@ -466,16 +517,56 @@ class _Replay:
         self._compare(group, produced)
         return self._follow(state, group, produced, next_deal, is_act)
 
+    def _timer_move(self, state: TableState, shim: TableState, e: Entry, command: Act,
+                    next_deal: NextDeal) -> list:
+        """A timer move through decide (``TimerMove`` at the event's time); if decide finds it not
+        due, that is reported and the move is replayed all the same (as an ``Act``)."""
+        try:
+            return decide(shim, TimerMove(command.seat, command.action, command.bot, e.at_us), next_deal)
+        except Refused as err:
+            if err.reason != "TIMER_NOT_DUE":
+                raise
+            if self._timer_due(state, e, command.seat):      # decide and the mirror disagree
+                self.fail(e.position, "legal", f"{e.kind}: refused: {err.message}", rule=err.reason)
+            return decide(shim, command, next_deal)
+
+    def _timer_due(self, state: TableState, e: Entry, seat: int) -> bool:
+        """decide's ``TimerMove`` check at the event's time; reports the finding when not due."""
+        deadline = state.turn_deadline_us()
+        to_act = state.to_act()
+        if deadline is not None and to_act == seat and e.at_us >= deadline:
+            return True
+        timer = state.created.turn_timer_s if state.created else 0
+        what = f"{e.kind} by seat {seat}: a timer move (BotMove.timer)"
+        if not timer:
+            self.fail(e.position, "legal", f"{what}, but the table has no turn timer "
+                      "(turn_timer_s 0): a human seat gets no timer move", "no timer move",
+                      "a timer move", "TIMER_NOT_DUE")
+        elif to_act != seat:
+            self.fail(e.position, "legal", f"{what}, but it is not seat {seat}'s turn",
+                      f"seat {to_act} to act" if to_act is not None else "nobody to act",
+                      f"seat {seat}", "TIMER_NOT_DUE")
+        elif deadline is None:
+            self.fail(e.position, "legal", f"{what}, but no human holds seat {seat} (a bot plays "
+                      "it): only a human seat gets a timer move", "a human seat",
+                      f"{state.seats[seat].occupant} seat", "TIMER_NOT_DUE")
+        else:
+            self.fail(e.position, "legal", f"{what} {(e.at_us - state.turn_since_us) / 1e6:.3f} s "
+                      f"into its turn, before its {timer} s turn timer ran out: the seat was not "
+                      "late", f"at or after {_when(deadline)}", _when(e.at_us), "TIMER_NOT_DUE")
+        return False
+
     def _act(self, state: TableState, group: list[Entry]) -> bool:
         """An action (bid, declaration, card) while the game is on: decide's ``_act``, in place.
 
         decide's ``_act`` applies the action to (a copy of) the game, builds the action's own
-        event, then the events that follow with ``outcome_events``. Here the action is applied
-        to the replay's game, the events that follow come from that same ``outcome_events``,
-        and the action's own event, whose fields are the command's but for the server-filled
-        belote call (card) and announcement (declaration), is checked on those fields and only
-        built when it differs. tests/review run every log and tampering both ways (``fast=False``
-        sends everything through decide) and expect the same findings.
+        event, then the events that follow with ``outcome_events`` (and ``game_over_events`` when
+        the game ends). Here the action is applied to the replay's game, the events that follow
+        come from those same functions, and the action's own event, whose fields are the
+        command's but for the server-filled belote call (card) and announcement (declaration), is
+        checked on those fields and only built when it differs. A timer move is checked due as
+        decide's ``TimerMove`` does. tests/review run every log and tampering both ways
+        (``fast=False`` sends everything through decide) and expect the same findings.
         """
         e = group[0]
         kind = e.kind
@@ -496,6 +587,8 @@ class _Replay:
                 return False
         if bot is not None:
             self._check_bot(state, e, seat, action, bot)
+            if bot.timer:
+                self._timer_due(state, e, seat)
         game = state.game
         try:
             outcomes = game.apply(seat, action)
@@ -520,9 +613,12 @@ class _Replay:
         if not outcomes and own is None and len(group) == 1:   # nothing follows, as logged
             self.out.timeline.append((e.position, e.event))
             state.version = e.position
+            state.last_event_us = state.turn_since_us = e.at_us
             return True
         next_deal = _next_deal(group, self.decks) if len(group) > 1 else _PLACEHOLDER_DEAL
         follow = outcome_events(game, outcomes, state.deal_started, next_deal) if outcomes else []
+        if follow and follow[-1].HasField("game_ended"):
+            follow += game_over_events(state, follow[-1].game_ended)
         self.counts["derived"] += len(follow)
         same = own is None and len(group) == len(follow) + 1
         if same:
@@ -542,7 +638,8 @@ class _Replay:
 
     def _follow(self, state: TableState, group: list[Entry], produced: list, next_deal: NextDeal,
                 is_act: bool) -> bool:
-        """Move the state on by the recomputed events (the game itself: see ``MOVES_GAME``)."""
+        """Move the state on by the recomputed events (the game itself: see ``MOVES_GAME``), each
+        at the time the log gives the event in its place (the last one's for any beyond it)."""
         at = group[0].position
         if next_deal is _PLACEHOLDER_DEAL and len(produced) > 1 and any(
                 p.HasField("deal_started") for p in produced):
@@ -550,22 +647,29 @@ class _Replay:
                                   "for it: the game cannot be replayed further")
             return False
         timeline = self.out.timeline
+        last = len(group) - 1
         seq = at
         try:
             for k, p in enumerate(produced):
                 timeline.append((seq, p))
                 seq += 1
+                at_us = group[k if k < last else last].at_us
                 if not is_act:
                     p.sequence = seq - 1
-                    if k < len(group):               # the time the server wrote it (a disconnect's
-                        p.time.CopyFrom(group[k].event.time)   # grace counts from it)
+                    p.time.FromMicroseconds(at_us)      # a disconnect's grace counts from it...
                     evolve(state, p)
                     continue
                 p_kind = p.WhichOneof("body")
-                if p_kind == "deal_started":        # already dealt on the replay's game
-                    state.deal_started = p.deal_started
-                elif p_kind in FOLLOWS_ACTION:
+                if p_kind in FOLLOWS_ACTION:
+                    p.time.FromMicroseconds(at_us)      # ...and the rematch vote from GameEnded's
                     evolve(state, p)
+                    continue
+                if p_kind == "deal_started":           # already dealt on the replay's game
+                    state.deal_started = p.deal_started
+                # What evolve does with the time of an event the fast path does not fold.
+                state.last_event_us = at_us
+                if p_kind not in _NOT_A_TURN:
+                    state.turn_since_us = at_us
         except InvalidOptions as err:
             self.fail(at, "legal", f"the table's options cannot be played: {err}", rule="BAD_OPTIONS")
             return False
@@ -598,45 +702,84 @@ class _Replay:
         return body.seat, action, body.bot if body.HasField("bot") else None
 
     def _seat_command(self, state: TableState, e: Entry):
-        """The seat or table command an event records (None when it cannot be one)."""
-        body = getattr(e.event, e.kind)
-        if e.kind == "table_created":
+        """The seat or table command an event records (None when it cannot be one). A command
+        that takes the time (chat, rematch vote, closing) is given the event's."""
+        kind = e.kind
+        body = getattr(e.event, kind)
+        if kind == "table_created":
             return CreateTable(body)
-        if e.kind == "seat_joined":
+        if kind == "seat_joined":
             return JoinSeat(body.seat, body.display_name, body.token_hash, body.player_id)
-        if e.kind == "bot_seated":
+        if kind == "bot_seated":
             return SeatBot(body.seat, body.level)
+        if kind == "table_closed":
+            return CloseTable(e.at_us)
+        if kind == "chat_posted":
+            return self._chat(state, e, body)
         if not 0 <= body.seat <= 3:
-            self.fail(e.position, "legal", f"{e.kind}: there is no seat {body.seat}", rule="BAD_SEAT")
+            self.fail(e.position, "legal", f"{kind}: there is no seat {body.seat}", rule="BAD_SEAT")
             return None
-        if e.kind == "seat_left":
+        if kind == "seat_left":
             # As TableApp: the takeover bot is the table's takeover_bot_level (NORMAL when
             # unset), and the server takes a seat for a lost connection only from a player whose
             # connection it saw lost (SeatDisconnected) and not back.
             if body.reason == epb.DISCONNECTED and not state.seats[body.seat].disconnected_at_us:
                 self.fail(e.position, "legal", f"seat {body.seat} is taken for a lost connection, "
                           "but the log shows it connected", rule="NOT_DISCONNECTED")
-            level = (state.created.takeover_bot_level if state.created else 0) or epb.NORMAL
-            return LeaveSeat(body.seat, level, body.reason)
-        if e.kind == "seat_disconnected":
+            return LeaveSeat(body.seat, _takeover_level(state), body.reason)
+        if kind == "seat_disconnected":
             return Disconnect(body.seat)
-        if e.kind == "seat_connected":
+        if kind == "seat_connected":
             return Reconnect(body.seat)
+        if kind == "rematch_voted":
+            return VoteRematch(body.seat, e.at_us)
         return ReclaimSeat(body.seat)
+
+    def _chat(self, state: TableState, e: Entry, body: epb.ChatPosted):
+        """A chat message: decide checks the table is open and the author's rate; as TableApp, a
+        seat's message is its player's (a seat token was needed), under the seat's name."""
+        seat = body.seat
+        if not -1 <= seat <= 3:
+            self.fail(e.position, "legal", f"chat_posted: there is no seat {seat} (-1 for a "
+                      "spectator)", rule="BAD_SEAT")
+            return None
+        if seat >= 0:
+            held = state.seats[seat]
+            if not held.token_hash:
+                self.fail(e.position, "legal", f"chat_posted: a message of seat {seat}, which no "
+                          "player holds", "a seat a player joined", f"seat {seat}", "NOT_SEATED")
+            elif held.display_name != body.display_name:
+                self.fail(e.position, "legal", f"chat_posted: a message of seat {seat} is not "
+                          "under the name its player sat with", repr(held.display_name),
+                          repr(body.display_name), "NOT_THE_SEATS_NAME")
+        return PostChat(seat, body.display_name, body.text, e.at_us)
 
     def _check_bot(self, state: TableState, e: Entry, seat: int, action, bot: epb.BotMove) -> None:
         at = e.position
         level = BOT_LEVEL_NAMES.get(bot.level) or f"level {bot.level}"
-        if 0 <= seat <= 3:
-            occupant = state.seats[seat]
-            if occupant.occupant != BOT or occupant.bot_level != bot.level:
-                found = (f"a {BOT_LEVEL_NAMES.get(occupant.bot_level, occupant.bot_level)} bot"
-                         if occupant.occupant == BOT else f"{occupant.occupant} seat")
-                self.fail(at, "bot", f"a {level} bot's move at seat {seat}, which no {level} bot "
-                          "plays", f"a {level} bot", found)
-        if e.request_id != f"bot-{at}":
-            self.fail(at, "bot", "a bot's move is appended by the server's bot loop under the "
-                      "request id bot-<sequence>", f"bot-{at}", e.request_id or "(none)")
+        if bot.timer:
+            # A timer move: the deadline sweep asks the table's takeover bot level to move for the
+            # human seat (whether the seat was late is the ``legal`` check's).
+            takeover = _takeover_level(state)
+            if bot.level != takeover:
+                name = BOT_LEVEL_NAMES.get(takeover, takeover)
+                self.fail(at, "bot", f"a timer move is made by the table's takeover bot ({name}), "
+                          f"not by a {level} bot", f"a {name} bot", f"a {level} bot")
+            if e.request_id != f"timer-{at - 1}":
+                self.fail(at, "bot", "a timer move is appended by the server's deadline sweep under "
+                          "the request id timer-<sequence - 1>", f"timer-{at - 1}",
+                          e.request_id or "(none)")
+        else:
+            if 0 <= seat <= 3:
+                occupant = state.seats[seat]
+                if occupant.occupant != BOT or occupant.bot_level != bot.level:
+                    found = (f"a {BOT_LEVEL_NAMES.get(occupant.bot_level, occupant.bot_level)} bot"
+                             if occupant.occupant == BOT else f"{occupant.occupant} seat")
+                    self.fail(at, "bot", f"a {level} bot's move at seat {seat}, which no {level} bot "
+                              "plays", f"a {level} bot", found)
+            if e.request_id != f"bot-{at}":
+                self.fail(at, "bot", "a bot's move is appended by the server's bot loop under the "
+                          "request id bot-<sequence>", f"bot-{at}", e.request_id or "(none)")
         if not self.check_bots or state.game is None or state.to_act() != seat:
             return                                     # not its turn: the legality check says so
         self.counts["bot"] += 1
@@ -709,6 +852,23 @@ def _next_deal(group: list[Entry], decks: dict) -> NextDeal:
                 return NextDeal(tuple(deck), g.event.deal_started.salt)
             break
     return _PLACEHOLDER_DEAL
+
+
+def _takeover_level(state: TableState) -> int:
+    """The bot level that plays for a human (a takeover, a timer move): as TableApp, the table's
+    takeover_bot_level, NORMAL when unset."""
+    return (state.created.takeover_bot_level if state.created else 0) or epb.NORMAL
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _when(time_us: int) -> str:
+    """A log time as an ISO 8601 UTC timestamp (microseconds)."""
+    try:
+        return (_EPOCH + timedelta(microseconds=time_us)).isoformat(timespec="microseconds")
+    except OverflowError:
+        return f"{time_us} µs"
 
 
 _CARD_OF = {(s, r): (s - 1) * 8 + r - 1 for s in range(1, 5) for r in range(1, 9)}
