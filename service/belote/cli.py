@@ -250,12 +250,24 @@ def build_parser() -> argparse.ArgumentParser:
     from belote.review.cli import add_commands as add_review
     add_load(commands, _env)
     add_review(commands)
+    # Listed here for --help; main() hands its arguments to the bots' own parser.
+    commands.add_parser("bots-match", add_help=False,
+                        help="duplicate deals between two bot levels: mean points A - B (--help)")
     from belote.play.cli import add_commands as add_play
     add_play(commands)
     return parser
 
 
+def _bots_match(argv: list[str]) -> int:
+    from belote.bots.match import main as match_main
+    return match_main(argv) or 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["bots-match"]:
+        configure_logging("warning", "console", sys.stderr)
+        return _bots_match(argv[1:])
     args = build_parser().parse_args(argv)
     # The server logs on stdout (what a container runtime collects); the other commands keep
     # stdout for what they print and log on stderr.

@@ -74,15 +74,11 @@ from belote.rules import IllegalAction, InvalidOptions
 from belote.rules.actions import Bid, Declare, Play
 from belote.rules.announcements import CARRE
 from belote.rules.auction import PASS
-from belote.rules.game import BeloteCalled
 from belote.store.chain import GENESIS_HASH, event_hash
 from belote.table.codec import (
     _KIND_FROM_PB,
     BOT_LEVEL_NAMES,
     BadMessage,
-    announcement_to_pb,
-    bid_to_pb,
-    card_to_pb,
     decode_stored,
     encode_body,
 )
@@ -101,6 +97,7 @@ from belote.table.decide import (
     SeatBot,
     TimerMove,
     VoteRematch,
+    action_event,
     decide,
     deck_commitment,
     game_over_events,
@@ -596,20 +593,8 @@ class _Replay:
             self.fail(e.position, "legal", f"{text.action(action, seat)}: illegal: {err.message}",
                       rule=err.reason)
             return False
-        if kind == "card_played":
-            belote = 0
-            for o in outcomes:
-                if type(o) is BeloteCalled:
-                    belote = epb.BELOTE if o.call == "belote" else epb.REBELOTE
-            own = None if body.belote == belote else epb.TableEvent(card_played=epb.CardPlayed(
-                seat=seat, card=card_to_pb(action.card), bot=bot, belote=belote))
-        elif kind == "bid_made":
-            made = epb.TableEvent(bid_made=epb.BidMade(seat=seat, bid=bid_to_pb(action.contract), bot=bot))
-            own = None if made.SerializeToString(deterministic=True) == e.payload else made
-        else:
-            made = epb.TableEvent(announcement_declared=epb.AnnouncementDeclared(
-                seat=seat, announcement=announcement_to_pb(game.declared[seat]), bot=bot))
-            own = None if made.SerializeToString(deterministic=True) == e.payload else made
+        made = action_event(game, seat, action, outcomes, bot)
+        own = None if made.SerializeToString(deterministic=True) == e.payload else made
         if not outcomes and own is None and len(group) == 1:   # nothing follows, as logged
             self.out.timeline.append((e.position, e.event))
             state.version = e.position

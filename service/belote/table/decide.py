@@ -304,29 +304,31 @@ def _deal(game, next_deal: NextDeal) -> list[epb.TableEvent]:
     return [_ev(deal_started=started)] + outcome_events(game, outcomes, None, next_deal)
 
 
+def action_event(game, seat: int, action, outcomes, bot: epb.BotMove | None) -> epb.TableEvent:
+    """The event of a seat's action, once ``game`` has applied it (and returned ``outcomes``)."""
+    if isinstance(action, Bid):
+        return _ev(bid_made=epb.BidMade(seat=seat, bid=bid_to_pb(action.contract), bot=bot))
+    if isinstance(action, Declare):
+        made = game.declared[seat]
+        return _ev(announcement_declared=epb.AnnouncementDeclared(
+            seat=seat, announcement=announcement_to_pb(made), bot=bot,
+            cards=cards_to_pb(cards_of(made.cards))))
+    assert isinstance(action, Play)
+    played = epb.CardPlayed(seat=seat, card=card_to_pb(action.card), bot=bot)
+    for o in outcomes:
+        if isinstance(o, BeloteCalled):
+            played.belote = epb.BELOTE if o.call == "belote" else epb.REBELOTE
+    return _ev(card_played=played)
+
+
 def _act(state: TableState, command: Act, next_deal: NextDeal) -> list[epb.TableEvent]:
     if state.status == WAITING:
         raise Refused("GAME_NOT_STARTED", "the game has not started: four seats must be filled")
     if state.status == FINISHED:
         raise Refused("GAME_OVER", "the game is over")
     game = state.game.copy()
-    action = command.action
-    outcomes = game.apply(command.seat, action)       # raises IllegalAction
-    bot = command.bot
-    if isinstance(action, Bid):
-        first = epb.BidMade(seat=command.seat, bid=bid_to_pb(action.contract), bot=bot)
-        events = [_ev(bid_made=first)]
-    elif isinstance(action, Declare):
-        made = game.declared[command.seat]
-        events = [_ev(announcement_declared=epb.AnnouncementDeclared(
-            seat=command.seat, announcement=announcement_to_pb(made), bot=bot))]
-    else:
-        assert isinstance(action, Play)
-        played = epb.CardPlayed(seat=command.seat, card=card_to_pb(action.card), bot=bot)
-        for o in outcomes:
-            if isinstance(o, BeloteCalled):
-                played.belote = epb.BELOTE if o.call == "belote" else epb.REBELOTE
-        events = [_ev(card_played=played)]
+    outcomes = game.apply(command.seat, command.action)       # raises IllegalAction
+    events = [action_event(game, command.seat, command.action, outcomes, command.bot)]
     events += outcome_events(game, outcomes, state.deal_started, next_deal)
     if events[-1].HasField("game_ended"):
         events += game_over_events(state, events[-1].game_ended)

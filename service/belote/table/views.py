@@ -184,7 +184,8 @@ def _shown_announcements(state: TableState) -> list[epb.SeatAnnouncement]:
     elif state.rules.announcements == "enhanced":
         for seat, a in enumerate(game.declared):
             if a is not None:
-                shown.append(epb.SeatAnnouncement(seat=seat, announcement=announcement_to_pb(a)))
+                shown.append(epb.SeatAnnouncement(seat=seat, announcement=announcement_to_pb(a),
+                                                  cards=cards_to_pb(cards_of(a.cards))))
     return shown
 
 

@@ -1,0 +1,131 @@
+"""The hard bot's machinery: the open-handed search agrees with the rules engine, and what it
+infers about the other hands is always true of the real deal."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from belote.bots.inference import read_knowledge
+from belote.bots.search import Position, SearchRules, rollout, solve
+from belote.rules import PLAYING, cards_of, contract_table, rules_for
+from belote.rules.cards import SUIT_MASK
+from belote.rules.play import PLAY_RULES, CardPlay
+from bot_helpers import EASY, NORMAL, PRESETS, random_deals
+
+
+def random_position(rules, rng, tricks_left: int, in_trick: int = 0) -> CardPlay:
+    """A deal of ``rules`` played at random down to ``tricks_left`` tricks (and ``in_trick``
+    cards of the next)."""
+    deck = list(range(32))
+    rng.shuffle(deck)
+    hands = [sum(1 << c for c in deck[s * 8:s * 8 + 8]) for s in range(4)]
+    contract = rng.choice((0, 1, 2, 3, 4, 5)) if rules.values == "standard" else rng.randrange(4)
+    play = CardPlay(hands, contract, 0, rng.randrange(4), contract_table(rules.values, contract),
+                    PLAY_RULES[rules.play], rules.undertrump == "required",
+                    rules.belote_order == "king_first")
+    while play.trick_number < 8 - tricks_left or len(play.trick) < in_trick:
+        play.play(rng.choice(cards_of(play.legal_cards())))
+    return play
+
+
+def minimax(play: CardPlay, team: int, capot_bonus: int) -> int:
+    """Plain minimax over the rules engine itself: the reference the search must match."""
+    if play.over:
+        value = play.trick_points[team]
+        if play.tricks_won[1 - team] == 0:
+            value += capot_bonus
+        elif play.tricks_won[team] == 0:
+            value -= capot_bonus
+        return value
+    values = []
+    for c in cards_of(play.legal_cards()):
+        after = play.copy()
+        after.play(c)
+        values.append(minimax(after, team, capot_bonus))
+    return max(values) if (play.turn & 1) == team else min(values)
+
+
+def position_of(play: CardPlay, rules) -> Position:
+    team = play.turn & 1
+    won = (play.tricks_won[team], play.tricks_won[1 - team])
+    return Position(SearchRules.of(rules, play.table), play.hands, team, play.leader,
+                    list(play.trick), play.trick_points[team], won, 8 - play.trick_number)
+
+
+@pytest.mark.parametrize("preset", ["classic", "classic-501", "belgian", "enhanced"])
+def test_legal_cards_of_the_search_are_the_rules_engine_ones(preset):
+    rules = rules_for(preset)
+    rng = random.Random(preset)
+    for _ in range(300):
+        play = random_position(rules, rng, rng.randint(1, 8), rng.randrange(4))
+        pos = position_of(play, rules)
+        assert pos.legal() == play.legal_cards()
+
+
+@pytest.mark.parametrize("preset", ["classic", "classic-501", "belgian", "enhanced"])
+def test_exact_search_equals_minimax_over_the_rules_engine(preset):
+    rules = rules_for(preset)
+    rng = random.Random(f"solve:{preset}")
+    for i in range(25):
+        play = random_position(rules, rng, 2 + i % 2, rng.randrange(4))
+        pos = position_of(play, rules)
+        values, _nodes = solve(pos, 10**6)
+        assert values is not None
+        team = play.turn & 1
+        for c, v in values.items():
+            after = play.copy()
+            after.play(c)
+            assert v == minimax(after, team, pos.r.capot_bonus), f"card {c}"
+
+
+def test_search_budget_is_counted_in_nodes():
+    rules = rules_for("classic")
+    play = random_position(rules, random.Random(3), 6)
+    values, nodes = solve(position_of(play, rules), 50)
+    assert values is None and nodes == 51
+
+
+def test_rollouts_play_legal_cards_to_the_end():
+    rules = rules_for("belgian")
+    rng = random.Random(4)
+    for _ in range(50):
+        play = random_position(rules, rng, 8)
+        pos = position_of(play, rules)
+        total = rollout(pos)
+        assert -pos.r.capot_bonus <= total <= pos.r.deal_total + pos.r.capot_bonus
+        assert pos.tricks_left == 8, "the position itself is untouched"
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_what_the_hard_bot_infers_is_true_of_the_real_deal(preset):
+    """At every card decision: each other seat's real hand fits what was inferred (possible
+    cards, known cards, counts, a couleur's length), and sampled deals fit it too."""
+    rng = random.Random(preset)
+    checked = {"n": 0}
+
+    def check(game, seat, view, action):
+        if game.phase != PLAYING:
+            return
+        knowledge = read_knowledge(view)
+        for s in range(4):
+            real = game.play.hands[s]
+            if s == seat:
+                continue
+            assert real & ~(knowledge.possible[s] | knowledge.known[s]) == 0
+            assert knowledge.known[s] & ~real == 0
+            assert knowledge.counts[s] == real.bit_count()
+        for s, suit, n in knowledge.suit_counts:
+            assert (game.play.hands[s] & SUIT_MASK[suit]).bit_count() == n
+        sample = knowledge.sample(rng)
+        assert sample[seat] == view.hand
+        for s in range(4):
+            if s != seat:
+                assert sample[s] & ~(knowledge.possible[s] | knowledge.known[s]) == 0
+                assert knowledge.known[s] & ~sample[s] == 0
+                assert sample[s].bit_count() == knowledge.counts[s]
+        checked["n"] += 1
+
+    random_deals(preset, (NORMAL, EASY, NORMAL, EASY), 40,
+                 seed=6, on_decision=check)
+    assert checked["n"] > 40 * 20
