@@ -269,7 +269,7 @@ def test_event_hash_follows_the_documented_layout():
     assert h.hex() == "75223434ed2c3dd7b6df8f28f46654d5e874bd150d97244006a13e299ae5e251"
     assert h == documented_hash(bytes(32), "t1", 1, "card_played", 1, "r1",
                                 1700000000000000, b"\x01\x02")
-    assert GENESIS_HASH == bytes(32)
+    assert bytes(32) == GENESIS_HASH
 
 
 fields = st.tuples(st.text(max_size=6), st.integers(1, 2**64 - 1), st.text(max_size=6),

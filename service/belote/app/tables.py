@@ -9,6 +9,7 @@ the events.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import base64
 import functools
 import hashlib
@@ -259,11 +260,9 @@ class TableApp:
 
     async def _presence(self, table_id: str, seat: int, command) -> None:
         """Append a (dis)connection if the table still wants it; a refusal means it does not."""
-        try:
+        with contextlib.suppress(err.AppError, StoreError):
             await self._execute(table_id, f"presence-{seat}-{self.clock()}",
                                 lambda st: decide(st, command, self._next_deal()))
-        except (err.AppError, StoreError):
-            pass
 
     def shutdown(self) -> None:
         self._closing.set()

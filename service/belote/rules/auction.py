@@ -106,7 +106,7 @@ class Auction:
             else:
                 self.finished = self.all_passed = True
 
-    def copy(self) -> "Auction":
+    def copy(self) -> Auction:
         new = Auction.__new__(Auction)
         for name in Auction.__slots__:
             setattr(new, name, getattr(self, name))

@@ -8,7 +8,7 @@ run of bits. Everything here is a plain int so the deal state stays fast.
 from __future__ import annotations
 
 import secrets
-from typing import Iterable
+from collections.abc import Iterable
 
 CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
 SUITS = (CLUBS, DIAMONDS, HEARTS, SPADES)

@@ -133,7 +133,7 @@ class Game:
     def eldest(self) -> int:
         return (self.dealer + 1) & 3
 
-    def copy(self) -> "Game":
+    def copy(self) -> Game:
         new = Game.__new__(Game)
         new.__dict__.update(self.__dict__)
         new.totals = self.totals[:]

@@ -8,7 +8,7 @@ listing what is accepted.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Mapping
+from collections.abc import Mapping
 
 from .errors import InvalidOptions
 

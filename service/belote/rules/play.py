@@ -53,7 +53,7 @@ class CardPlay:
         self._belote_first: dict[int, int] = {}
         self._belote_cards = belote_cards(self.hands, contract)
 
-    def copy(self) -> "CardPlay":
+    def copy(self) -> CardPlay:
         new = CardPlay.__new__(CardPlay)
         for name in CardPlay.__slots__:
             setattr(new, name, getattr(self, name))
