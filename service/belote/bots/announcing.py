@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from belote.rules.actions import Declare
 from belote.rules.announcements import CAPOT_ANNONCE, ENHANCED_POINTS
-from belote.rules.cards import SUIT_MASK
+from belote.rules.cards import SUIT_MASK, cards_of
 
 from .reading import table_of
 
@@ -63,9 +63,5 @@ def capot_lead(view, legal: int) -> int:
     table = table_of(view)
     trumps = legal & table.trump_mask
     if 0 <= view.contract < 4 and trumps:
-        return max(_cards(trumps), key=lambda c: table.order[c])
-    return max(_cards(legal), key=lambda c: (table.order[c], c))
-
-
-def _cards(mask: int) -> list[int]:
-    return [c for c in range(32) if mask >> c & 1]
+        return max(cards_of(trumps), key=lambda c: table.order[c])
+    return max(cards_of(legal), key=lambda c: (table.order[c], c))

@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import random
 
-from belote.rules.actions import Play
+from belote.rules.cards import cards_of
 
 from . import normal
-from .announcing import capot_lead, choose_declaration
-from .bidding import choose_bid
+from .announcing import capot_lead
 from .inference import read_knowledge
 from .outcome import deal_value
-from .reading import legal_bids, legal_cards, legal_declarations, table_of
+from .reading import table_of
 from .search import Position, SearchRules, rollout, solve
 
 # Effort per card decision, in sampled deals and search nodes (not time: see module doc).
@@ -38,15 +37,7 @@ NODE_BUDGET = 60_000          # alpha-beta nodes per decision; past it, rollouts
 
 
 def choose(view, seed: int):
-    bids = legal_bids(view)
-    if bids:
-        return choose_bid(view, bids)
-    declarations = legal_declarations(view)
-    if declarations:
-        declaration = choose_declaration(view, declarations)
-        if declaration is not None:
-            return declaration
-    return Play(choose_card(view, legal_cards(view), seed))
+    return normal.choose_with(view, lambda v, legal: choose_card(v, legal, seed))
 
 
 def choose_card(view, legal: int, seed: int) -> int:
@@ -78,7 +69,7 @@ def card_scores(view, legal: int, seed: int) -> dict[int, float]:
     won = (won_mine, len(view.tricks) - won_mine)
     tricks_left = 8 - len(view.tricks)
     exact = tricks_left <= EXACT_TRICKS
-    moves = _cards(legal)
+    moves = cards_of(legal)
     totals = dict.fromkeys(moves, 0.0)
     nodes_left = NODE_BUDGET
     cache: dict = {}
@@ -113,11 +104,3 @@ def _history(view) -> tuple[list[int], list[int]]:
             order.append(c)
     return played_by, order
 
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out

@@ -19,7 +19,7 @@ import random
 from dataclasses import dataclass, field
 
 from belote.rules.announcements import CARRE, CHELEM_COULEUR, COULEUR, QUINTE_FLUSH
-from belote.rules.cards import ACE, FULL_DECK, JACK, NINE, SUIT_MASK
+from belote.rules.cards import ACE, FULL_DECK, JACK, NINE, SUIT_MASK, cards_of
 from belote.rules.play import FREE, PLAY_RULES
 from belote.rules.values import ALL_TRUMP, NO_TRUMP, contract_table
 
@@ -68,7 +68,7 @@ class Knowledge:
             placed |= hands[s]
         # A couleur: exactly n more cards of that suit, then none.
         for s, suit, n in self.suit_counts:
-            pool = [c for c in _cards(possible[s] & SUIT_MASK[suit] & ~placed)]
+            pool = [c for c in cards_of(possible[s] & SUIT_MASK[suit] & ~placed)]
             extra = n - (hands[s] & SUIT_MASK[suit]).bit_count()
             if extra < 0 or extra > len(pool) or extra > need[s]:
                 return None
@@ -78,7 +78,7 @@ class Knowledge:
             need[s] -= extra
             possible[s] &= ~SUIT_MASK[suit]
         others = [s for s in range(4) if s != self.seat]
-        cards = _cards(self.unseen & ~placed)
+        cards = cards_of(self.unseen & ~placed)
         rng.shuffle(cards)
         cards.sort(key=lambda c: sum(possible[s] >> c & 1 for s in others))
         weights = self.weights
@@ -109,7 +109,7 @@ class Knowledge:
         need = [self.counts[s] - self.known[s].bit_count() for s in range(4)]
         need[self.seat] = 0
         slots = [s for s in range(4) for _ in range(max(0, need[s]))]
-        cards = _cards(self.unseen & ~(hands[0] | hands[1] | hands[2] | hands[3]))
+        cards = cards_of(self.unseen & ~(hands[0] | hands[1] | hands[2] | hands[3]))
         owner: dict[int, int] = {}          # slot index -> card
 
         def place(card, seen):
@@ -285,11 +285,3 @@ def play_odds(view, table, unseen: int) -> dict[tuple[int, int], float]:
                         odds[seat, x] = odds.get((seat, x), 1.0) * CHEAPER_CARD_KEPT_ODDS
     return odds
 
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out

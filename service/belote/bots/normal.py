@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from belote.rules.actions import Play
 from belote.rules.announcements import CAPOT_ANNONCE
-from belote.rules.cards import SUIT_MASK
+from belote.rules.cards import SUIT_MASK, cards_of
 
 from .announcing import capot_lead, choose_declaration
 from .bidding import choose_bid
@@ -37,6 +37,11 @@ from .reading import (
 
 
 def choose(view, seed: int = 0):
+    return choose_with(view, choose_card)
+
+
+def choose_with(view, card_chooser):
+    """Bid, declare, or play the card ``card_chooser(view, legal cards)`` picks."""
     bids = legal_bids(view)
     if bids:
         return choose_bid(view, bids)
@@ -45,7 +50,7 @@ def choose(view, seed: int = 0):
         declaration = choose_declaration(view, declarations)
         if declaration is not None:
             return declaration
-    return Play(choose_card(view, legal_cards(view)))
+    return Play(card_chooser(view, legal_cards(view)))
 
 
 def choose_card(view, legal: int) -> int:
@@ -73,7 +78,7 @@ def follow(view, legal: int, table, unseen: int) -> int:
         if last or cannot_be_beaten(view, best, table, unseen):
             return give_points(legal, table, unseen)
         return cheapest(legal, table, unseen)
-    winners = [c for c in _cards(legal) if beats(c, best, table)]
+    winners = [c for c in cards_of(legal) if beats(c, best, table)]
     if not winners:
         return cheapest(legal, table, unseen)
     if last:
@@ -108,7 +113,7 @@ def give_points(legal: int, table, unseen: int) -> int:
     for pool in (legal & ~table.trump_mask & ~masters, legal & ~masters,
                  legal & ~table.trump_mask, legal):
         if pool:
-            return max(_cards(pool), key=lambda c: (table.points[c], -table.order[c]))
+            return max(cards_of(pool), key=lambda c: (table.points[c], -table.order[c]))
     raise AssertionError("no legal card")
 
 
@@ -142,17 +147,17 @@ def lead(view, legal: int, table, unseen: int) -> int:
         if view.taker == view.seat:
             master_trumps = masters_in(my_trumps, unseen, table)
             if master_trumps:
-                return max(_cards(master_trumps), key=lambda c: table.order[c])
+                return max(cards_of(master_trumps), key=lambda c: table.order[c])
             if my_trumps.bit_count() >= 3:
-                return min(_cards(my_trumps), key=lambda c: table.order[c])
+                return min(cards_of(my_trumps), key=lambda c: table.order[c])
         elif view.taker == partner(view.seat) and not _led_trump(view):
-            return min(_cards(my_trumps), key=lambda c: table.order[c])   # to the taker
+            return min(cards_of(my_trumps), key=lambda c: table.order[c])   # to the taker
     voids = voids_shown(view, table)
     opponents = (view.seat + 1) & 3, (view.seat + 3) & 3
     side = hand & ~table.trump_mask if suit_contract else hand
     masters = masters_in(side, unseen, table)
     ruffs_possible = suit_contract and trumps_out          # nobody ruffs in SA or TA
-    safe_masters = [c for c in _cards(masters)
+    safe_masters = [c for c in cards_of(masters)
                     if not (ruffs_possible and any(voids[o] & SUIT_MASK[c >> 3] for o in opponents))]
     if safe_masters:
         return max(safe_masters, key=lambda c: (table.points[c], table.order[c]))
@@ -199,18 +204,10 @@ def quiet_lead(hand: int, table, unseen: int) -> int:
             continue
         low = cards_by_strength(in_suit, table)[0]
         exposed_honour = any(table.points[c] >= 10 and not is_master(c, unseen, table)
-                             for c in _cards(in_suit))
+                             for c in cards_of(in_suit))
         key = (exposed_honour and in_suit.bit_count() <= 2, table.points[low],
                in_suit.bit_count(), table.order[low])
         if best_key is None or key < best_key:
             best, best_key = low, key
     return best
 
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out

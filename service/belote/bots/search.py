@@ -17,7 +17,7 @@ from __future__ import annotations
 from functools import cache
 from typing import NamedTuple
 
-from belote.rules.cards import SUIT_MASK
+from belote.rules.cards import SUIT_MASK, cards_of
 from belote.rules.play import BELGIAN, FREE, PLAY_RULES
 from belote.rules.values import ContractTable
 
@@ -452,17 +452,9 @@ def solve(pos: Position, budget: int) -> tuple[dict[int, int] | None, int]:
     solver = Solver(pos, budget)
     values = {}
     try:
-        for card in _cards(pos.legal()):
+        for card in cards_of(pos.legal()):
             values[card] = solver.value_after(card)
     except BudgetExceeded:
         return None, solver.nodes
     return values, solver.nodes
 
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
