@@ -74,6 +74,7 @@ from belote.rules import IllegalAction, InvalidOptions
 from belote.rules.actions import Bid, Declare, Play
 from belote.rules.announcements import CARRE
 from belote.rules.auction import PASS
+from belote.rules.game import BeloteCalled
 from belote.store.chain import GENESIS_HASH, event_hash
 from belote.table.codec import (
     _KIND_FROM_PB,
@@ -593,8 +594,15 @@ class _Replay:
             self.fail(e.position, "legal", f"{text.action(action, seat)}: illegal: {err.message}",
                       rule=err.reason)
             return False
-        made = action_event(game, seat, action, outcomes, bot)
-        own = None if made.SerializeToString(deterministic=True) == e.payload else made
+        if kind == "card_played":
+            # The hot path: seat, card and bot come from the event itself; only the belote call
+            # is derived, so compare that and build the event only when it differs.
+            calls = [o.call for o in outcomes if type(o) is BeloteCalled]
+            belote = (epb.BELOTE if calls[-1] == "belote" else epb.REBELOTE) if calls else 0
+            own = None if body.belote == belote else action_event(game, seat, action, outcomes, bot)
+        else:
+            made = action_event(game, seat, action, outcomes, bot)
+            own = None if made.SerializeToString(deterministic=True) == e.payload else made
         if not outcomes and own is None and len(group) == 1:   # nothing follows, as logged
             self.out.timeline.append((e.position, e.event))
             state.version = e.position
