@@ -61,7 +61,7 @@ async def test_a_player_who_leaves_is_replaced_at_once_and_takes_the_seat_back(s
     assert again.code() == grpc.StatusCode.FAILED_PRECONDITION
 
 
-async def test_a_stream_gone_past_the_grace_gets_a_takeover_bot_even_across_a_restart(server_factory):
+async def test_a_stream_gone_past_the_grace_gets_a_takeover_bot_across_a_restart_then_a_reclaim(server_factory):
     proc = server_factory(extra_args=("--disconnect-grace", str(GRACE_S)))
     channel = grpc.aio.insecure_channel(proc.address)
     stub = table_service_pb2_grpc.TableServiceStub(channel)
@@ -90,6 +90,12 @@ async def test_a_stream_gone_past_the_grace_gets_a_takeover_bot_even_across_a_re
     assert waited >= GRACE_S * 1e6
     # Seat 0 never watched: no disconnect is recorded for it.
     assert (await table.view()).seats[0].occupant == pb.HUMAN
+    # After the restart too, the player takes its seat back with its token.
+    back = await stub.JoinTable(pb.JoinTableRequest(table_id=table.table_id, request_id=rid()),
+                                metadata=bearer(table.tokens[2]))
+    assert (back.seat, back.table.seats[2].occupant, back.table.seats[2].bot_takeover) == \
+        (2, pb.HUMAN, False)
+    assert (await table.legal(2)).seat == 2
     await channel.close()
 
 
