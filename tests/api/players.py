@@ -160,10 +160,11 @@ def cards_in(msg, path: str = ""):
                 yield from cards_in(item, here)
 
 
-# Cards anyone may see when the event comes: played, turned up, shown in announcements, or of a
+# Cards anyone may see when the event comes: played, turned up, shown in announcements (classic
+# ones at trick 2; an enhanced one when declared, sheet 004: "se dire et se montrer"), or of a
 # deck disclosed once its deal is over.
 PUBLIC_CARDS = {"deal_started.turned_card", "card_played.card", "deck_revealed.deck",
-                "announcements_revealed.announcements.cards"}
+                "announcements_revealed.announcements.cards", "announcement_declared.cards"}
 OWN_HAND = {"deal_started.hand", "contract_settled.hand"}
 
 
@@ -199,6 +200,9 @@ def check_stream(events: list[events_pb2.TableEvent], seat: int | None) -> None:
                 assert len(body.hand) in (5, 8)
         elif kind == "contract_settled" and seat is not None:
             assert len(body.hand) == 8 and hand <= {_card_key(c) for c in body.hand}
+        elif kind == "announcement_declared" and body.seat == seat:
+            shown = {_card_key(c) for c in body.cards}
+            assert shown <= hand, f"seat {seat} declared cards it was not dealt"
         elif kind == "card_played" and body.seat == seat:
             assert _card_key(body.card) in hand, f"seat {seat} played a card not in its hand"
             played.add(_card_key(body.card))

@@ -66,7 +66,9 @@ def test_no_stream_shows_a_card_of_another_hand_before_it_is_played(preset):
                 assert len(own) == (0 if viewer == SPECTATOR else 8)
                 known |= set(own)
                 continue
-            if kind in ("card_played", "deck_revealed", "announcements_revealed"):
+            # Revealed to all: a played card, a finished deal's deck, announcements shown (classic at
+            # trick 2; enhanced when declared: sheet 004 "se dire et se montrer").
+            if kind in ("card_played", "deck_revealed", "announcements_revealed", "announcement_declared"):
                 known |= set(cards_in(body))
                 continue
             assert set(cards_in(body)) <= known, (viewer, kind)

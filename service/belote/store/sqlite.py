@@ -1,10 +1,10 @@
-"""SQLite event store: stdlib sqlite3 in WAL mode, kept off the event loop.
+"""SQLite event store: stdlib sqlite3 in WAL mode.
 
-Threading: one writer connection and one reader connection, each owned by its
-own single-thread executor. A single-thread executor runs jobs one at a time
-in submission order, so it serializes the writer exactly like a lock would,
-and each connection stays on the thread that created it. WAL lets the reader
-run while the writer commits.
+Threading: one writer connection owned by a single-thread executor (it runs
+jobs one at a time in submission order, so it serializes appends exactly like
+a lock would, and commits stay off the event loop), and one reader connection
+used right on the event loop's thread (an indexed read of a WAL file takes
+microseconds and never waits for the writer).
 
 One process per database file is assumed. Another process writing the same
 file is still safe (BEGIN IMMEDIATE + busy_timeout + the constraints below)
@@ -198,14 +198,13 @@ class SqliteEventStore(EventStore):
         self._known: dict[str, int] = {}        # table -> version the waiters last read
         self._poller: asyncio.Task | None = None
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="store-sqlite-writer")
-        self._reader = ThreadPoolExecutor(1, thread_name_prefix="store-sqlite-reader")
         self._wconn: sqlite3.Connection | None = None
         self._rconn: sqlite3.Connection | None = None
         try:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             self._wconn = self._writer.submit(_connect, self.path, writer=True).result()
             self._writer.submit(_migrate, self._wconn).result()
-            self._rconn = self._reader.submit(_connect, self.path, writer=False).result()
+            self._rconn = _connect(self.path, writer=False)
         except BaseException as e:
             self._shutdown_sync()
             if isinstance(e, (OSError, sqlite3.DatabaseError)):
@@ -218,14 +217,22 @@ class SqliteEventStore(EventStore):
         if self._closed:
             raise StoreUnavailable("the store is closed")
         try:
-            if executor is self._reader:
-                # Reads run right here: an indexed read of a WAL file takes microseconds and
-                # never waits for the writer, far less than a hop to a thread and back.
-                return fn(*args)
             return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
         except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
             raise  # our bug, not the database's state
         except sqlite3.DatabaseError as e:  # locked, I/O error, disk full, corrupt...
+            raise StoreUnavailable(f"sqlite: {e}") from e
+
+    async def _read(self, fn: Callable[..., T], *args: Any) -> T:
+        """Reads run right here, on the event loop's thread: an indexed read of a WAL file takes
+        microseconds and never waits for the writer, far less than a hop to a thread and back."""
+        if self._closed:
+            raise StoreUnavailable("the store is closed")
+        try:
+            return fn(*args)
+        except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
+            raise  # our bug, not the database's state
+        except sqlite3.DatabaseError as e:
             raise StoreUnavailable(f"sqlite: {e}") from e
 
     def _wake(self, table_id: str, version: int = 0) -> None:
@@ -236,10 +243,11 @@ class SqliteEventStore(EventStore):
             signal.set()
 
     def _shutdown_sync(self) -> None:
-        for executor, conn in ((self._writer, self._wconn), (self._reader, self._rconn)):
-            if conn is not None:
-                executor.submit(conn.close).result()
-            executor.shutdown(wait=True)
+        if self._wconn is not None:
+            self._writer.submit(self._wconn.close).result()
+        self._writer.shutdown(wait=True)
+        if self._rconn is not None:
+            self._rconn.close()
 
     # --- EventStore -------------------------------------------------------
 
@@ -323,7 +331,7 @@ class SqliteEventStore(EventStore):
                    limit: int | None = None) -> list[StoredEvent]:
         if limit is not None and limit < 0:
             raise ValueError("limit must be >= 0")
-        return await self._run(self._reader, _select_events, self._rconn, table_id,
+        return await self._read(_select_events, self._rconn, table_id,
                                after_sequence, -1 if limit is None else limit)
 
     async def request_events(self, table_id: str,
@@ -336,7 +344,7 @@ class SqliteEventStore(EventStore):
                 return None
             first, last = row
             return tuple(_select_events(self._rconn, table_id, first - 1, last - first + 1))
-        return await self._run(self._reader, query)
+        return await self._read(query)
 
     async def server_secret(self) -> bytes:
         def get_or_make() -> bytes:
@@ -348,7 +356,7 @@ class SqliteEventStore(EventStore):
         return await self._run(self._writer, get_or_make)
 
     async def version(self, table_id: str) -> int:
-        return await self._run(self._reader, _select_version, self._rconn, table_id)
+        return await self._read(_select_version, self._rconn, table_id)
 
     async def list_index(self, status: str | None = None, listed: bool | None = None,
                          limit: int = 100) -> list[tuple[str, TableIndexEntry, int]]:
@@ -362,7 +370,7 @@ class SqliteEventStore(EventStore):
                 (status, listed, limit)).fetchall()
             return [(t, TableIndexEntry(s, bool(li), su), v) for t, s, li, su, v in rows]
 
-        return await self._run(self._reader, query)
+        return await self._read(query)
 
     async def count_index(self, status: str | None = None) -> int:
         def query() -> int:
@@ -370,7 +378,7 @@ class SqliteEventStore(EventStore):
                 "SELECT count(*) FROM table_index WHERE ?1 IS NULL OR status = ?1",
                 (status,)).fetchone()[0]
 
-        return await self._run(self._reader, query)
+        return await self._read(query)
 
     async def wait_for_append(self, table_id: str, after_sequence: int,
                               timeout: float | None) -> int:
@@ -417,7 +425,7 @@ class SqliteEventStore(EventStore):
             await asyncio.sleep(self.poll_interval)
             tables = list(self._waiting)
             try:
-                versions = await self._run(self._reader, _select_versions, self._rconn, tables)
+                versions = await self._read(_select_versions, self._rconn, tables)
             except StoreUnavailable:
                 versions = {}
             for table_id in tables:
@@ -425,7 +433,7 @@ class SqliteEventStore(EventStore):
                     self._wake(table_id, versions[table_id])
 
     async def ping(self) -> None:
-        await self._run(self._reader, lambda: self._rconn.execute("SELECT 1").fetchone())
+        await self._read(lambda: self._rconn.execute("SELECT 1").fetchone())
 
     async def close(self) -> None:
         if self._closed:
