@@ -196,6 +196,32 @@ def _cards_ruled_out(view, table) -> dict[int, int]:
     undertrump_required = view.rules.undertrump == "required"
     tm = table.trump_mask
     out = {0: 0, 1: 0, 2: 0, 3: 0}
+    for seat, c, led, best, best_seat in _followed_plays(view, table):
+        bit = 1 << c
+        followed = bool(bit & led)
+        if not followed:
+            out[seat] |= led                                  # void in the led suit
+        if rule != FREE and tm:
+            if followed and led & tm and table.order[c] < table.order[best] \
+                    and best >> 3 == c >> 3:
+                out[seat] |= table.higher[best]               # could not go higher
+            elif not followed and tm != FULL_DECK and best_seat != seat ^ 2:
+                best_is_trump = (1 << best) & tm
+                if not bit & tm:
+                    # Did not trump though an opponent held the trick.
+                    if not best_is_trump or undertrump_required:
+                        out[seat] |= tm
+                    else:
+                        out[seat] |= table.higher[best]
+                elif best_is_trump and table.order[c] < table.order[best]:
+                    out[seat] |= table.higher[best]           # undertrumped: no higher one
+    return out
+
+
+def _followed_plays(view, table):
+    """Every card played after a trick's lead, in order, as (seat, card, led suit mask, the
+    trick's best card before it, that card's seat): what a seat faced when it played."""
+    tm = table.trump_mask
     history = [(leader, cards) for leader, cards, _w, _p in view.tricks]
     if view.trick:
         history.append((view.trick_leader, view.trick))
@@ -204,30 +230,10 @@ def _cards_ruled_out(view, table) -> dict[int, int]:
         best, best_seat = cards[0], leader
         for i, c in enumerate(cards[1:], 1):
             seat = (leader + i) & 3
-            bit = 1 << c
-            followed = bool(bit & led)
-            if not followed:
-                out[seat] |= led                                  # void in the led suit
-            if rule != FREE and tm:
-                if followed and led & tm and table.order[c] < table.order[best] \
-                        and best >> 3 == c >> 3:
-                    out[seat] |= table.higher[best]               # could not go higher
-                elif not followed and tm != FULL_DECK and best_seat != seat ^ 2:
-                    best_is_trump = (1 << best) & tm
-                    if not bit & tm:
-                        # Did not trump though an opponent held the trick.
-                        if not best_is_trump or undertrump_required:
-                            out[seat] |= tm
-                        else:
-                            out[seat] |= table.higher[best]
-                    elif best_is_trump and table.order[c] < table.order[best]:
-                        out[seat] |= table.higher[best]           # undertrumped: no higher one
-            if c >> 3 == best >> 3:
-                if table.order[c] > table.order[best]:
-                    best, best_seat = c, seat
-            elif bit & tm and not (1 << best) & tm:
+            yield seat, c, led, best, best_seat
+            if (c >> 3 == best >> 3 and table.order[c] > table.order[best]) or (
+                    (1 << c) & tm and not (1 << best) & tm):
                 best, best_seat = c, seat
-    return out
 
 
 def auction_odds(view, unseen: int) -> dict[tuple[int, int], float]:
@@ -260,28 +266,19 @@ def play_odds(view, table, unseen: int) -> dict[tuple[int, int], float]:
     than the one it gave, among those it could have given, is unlikely in its hand."""
     odds: dict[tuple[int, int], float] = {}
     tm = table.trump_mask
-    history = [(leader, cards) for leader, cards, _w, _p in view.tricks]
-    if view.trick:
-        history.append((view.trick_leader, view.trick))
-    for leader, cards in history:
-        led = SUIT_MASK[cards[0] >> 3]
-        best, best_seat = cards[0], leader
-        for i, c in enumerate(cards[1:], 1):
-            seat = (leader + i) & 3
-            bit = 1 << c
-            wins = (c >> 3 == best >> 3 and table.order[c] > table.order[best]) or (
-                bit & tm and not (1 << best) & tm)
-            if wins:
-                best, best_seat = c, seat
-            elif seat != view.seat and best_seat != seat ^ 2 and not bit & tm:
-                could_give = led if bit & led else ~tm & FULL_DECK
-                key = (table.points[c], table.order[c])
-                m = unseen & could_give
-                while m:
-                    low = m & -m
-                    m ^= low
-                    x = low.bit_length() - 1
-                    if (table.points[x], table.order[x]) < key:
-                        odds[seat, x] = odds.get((seat, x), 1.0) * CHEAPER_CARD_KEPT_ODDS
+    for seat, c, led, best, best_seat in _followed_plays(view, table):
+        bit = 1 << c
+        wins = (c >> 3 == best >> 3 and table.order[c] > table.order[best]) or (
+            bit & tm and not (1 << best) & tm)
+        if not wins and seat != view.seat and best_seat != seat ^ 2 and not bit & tm:
+            could_give = led if bit & led else ~tm & FULL_DECK
+            key = (table.points[c], table.order[c])
+            m = unseen & could_give
+            while m:
+                low = m & -m
+                m ^= low
+                x = low.bit_length() - 1
+                if (table.points[x], table.order[x]) < key:
+                    odds[seat, x] = odds.get((seat, x), 1.0) * CHEAPER_CARD_KEPT_ODDS
     return odds
 
