@@ -31,7 +31,8 @@ def as_player(sub: str, **kw) -> tuple[tuple[str, str], ...]:
 
 @contextlib.asynccontextmanager
 async def embedded_server(workdir: Path, **app_options):
-    """(app, stub) of a server on 127.0.0.1:<any port> over a fresh sqlite file in `workdir`."""
+    """(app, stub) of a server on 127.0.0.1:<any port> over the sqlite file `belote.db` in
+    `workdir`: two of them on one workdir are two replicas on one store."""
     store = SqliteEventStore(str(workdir / "belote.db"))
     app = TableApp(store, await store.server_secret(), **{"auth_secret": AUTH_SECRET, **app_options})
     running = await start("127.0.0.1:0", app)

@@ -1,5 +1,6 @@
-"""Chat in the table's stream, spectators (no hand ever, 50 per table per server) and private
-tables (password for spectators too, wrong passwords rate-limited), over a real server."""
+"""Chat in the table's stream, spectators (no hand ever, 50 per table) and private tables
+(password for spectators too, wrong passwords rate-limited), over a real server; and the two
+limits counted alike by two replicas on one store."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ import asyncio
 
 import grpc
 import pytest
+from belote.app.limits import Spectators
+from belote.store import SqliteEventStore
 from belote.v1 import table_service_pb2 as pb
+from embedded import embedded_server
 from players import Table, bearer, check_game_end, check_stream, new_table, rid, rpc_error, watch
 from test_errors import field_of, reason_of, refused
 
@@ -136,3 +140,61 @@ async def test_wrong_passwords_are_limited_per_table(stub):
     # The seated player is not locked out, and another table is not affected.
     await table.view(0)
     assert (await other.join(password="right one")).seat == 1
+
+
+async def test_two_replicas_share_a_table_s_fifty_spectator_places(tmp_path):
+    async with embedded_server(tmp_path) as (_, one), embedded_server(tmp_path) as (_, two):
+        table = await new_table(one, "classic", humans=(0, 1))
+        calls = [stub.WatchTable(pb.WatchTableRequest(table_id=table.table_id))
+                 for stub in (one, two) for _ in range(25)]
+        try:
+            await asyncio.gather(*(_first_event(c) for c in calls))
+            for stub in (one, two):
+                err = await rpc_error(_first_event(stub.WatchTable(pb.WatchTableRequest(table_id=table.table_id))))
+                assert (err.code(), reason_of(err)) == (C.RESOURCE_EXHAUSTED, "TOO_MANY_SPECTATORS")
+            calls.pop(0).cancel()                      # a spectator of replica one leaves...
+            for _ in range(100):                       # ...and one of replica two gets its place
+                try:
+                    await watch(two, table.table_id, count=1)
+                    break
+                except grpc.aio.AioRpcError:
+                    await asyncio.sleep(0.05)
+            else:
+                raise AssertionError("a place freed on one replica was not given on the other")
+        finally:
+            for c in calls:
+                c.cancel()
+
+
+async def test_wrong_passwords_tried_on_two_replicas_count_together(tmp_path):
+    async with embedded_server(tmp_path) as (_, one), embedded_server(tmp_path) as (_, two):
+        table = await _private_table(one, "right one")
+        for i in range(5):
+            stub = (one, two)[i % 2]
+            err = await rpc_error(stub.GetTable(pb.GetTableRequest(table_id=table.table_id,
+                                                                   password=f"wrong {i}")))
+            assert (err.code(), reason_of(err)) == (C.PERMISSION_DENIED, "WRONG_PASSWORD")
+        for stub in (one, two):
+            err = await rpc_error(stub.GetTable(pb.GetTableRequest(table_id=table.table_id,
+                                                                   password="right one")))
+            assert (err.code(), reason_of(err)) == (C.RESOURCE_EXHAUSTED, "TOO_MANY_WRONG_PASSWORDS")
+
+
+async def test_the_places_of_a_replica_that_died_run_out(tmp_path):
+    now = [1_000_000_000_000_000]
+    store = SqliteEventStore(str(tmp_path / "belote.db"))
+    try:
+        alive = Spectators(store, lambda: now[0], limit=2, lease_s=30)
+        dead = Spectators(store, lambda: now[0], limit=2, lease_s=30)
+        assert await dead.enter("t") and await dead.enter("t")   # then it dies: never renews
+        assert await alive.enter("t") is None
+        now[0] += 30_000_000                                     # its places ran out
+        first = await alive.enter("t")
+        assert first and await alive.enter("t")
+        assert await dead.enter("t") is None
+        await alive.leave("t", first)
+        assert await dead.enter("t")
+        await alive.close()
+        await dead.close()
+    finally:
+        await store.close()

@@ -9,10 +9,11 @@ import time
 
 import grpc
 import pytest
-from belote.app.ledgers import rebuild, team_changes
+from belote.app.ledgers import Hold, rebuild, team_changes
+from belote.app.tables import HOLD_PENDING_S
 from belote.v1 import table_service_pb2 as pb
 from embedded import as_player, embedded_server, seated_table
-from players import Table, rid, rpc_error, watch
+from players import Table, bearer, rid, rpc_error, watch
 from test_errors import reason_of, refused
 
 pytestmark = pytest.mark.timeout(120)
@@ -95,6 +96,72 @@ async def test_a_stake_table_seats_players_who_can_pay(tmp_path):
         assert await balance(stub, "ana") == 4
         cheap = await new_empty_table(stub, stake=4)
         assert (await join(cheap, 0, "Ana", as_player("ana"))).seat == 0
+
+
+async def purse(stub, player: str) -> tuple[int, int]:
+    reply = await stub.GetBalance(pb.GetBalanceRequest(), metadata=as_player(player))
+    return reply.balance, reply.held
+
+
+async def test_chips_held_for_one_table_cannot_pay_another_even_on_another_replica(tmp_path):
+    # Ana has 5 chips and two replicas seat her at two stake-5 tables at the same moment: only
+    # one seats her. Her balance can then pay that game's stake and never goes below zero.
+    async with embedded_server(tmp_path, starting_chips=5) as (_, one), \
+            embedded_server(tmp_path, starting_chips=5) as (_, two):
+        tables = [await new_empty_table(one, stake=5), await new_empty_table(one, stake=5)]
+        on_two = Table(two, tables[1].table_id, tables[1].host_token, 1000)
+        results = await asyncio.gather(join(tables[0], 0, "Ana", as_player("ana")),
+                                       join(on_two, 0, "Ana", as_player("ana")), return_exceptions=True)
+        refusals = [r for r in results if isinstance(r, grpc.aio.AioRpcError)]
+        assert len(refusals) == 1 and (refusals[0].code(), reason_of(refusals[0])) == (
+            C.FAILED_PRECONDITION, "NOT_ENOUGH_CHIPS")
+        assert "5 of your 5 are held for other tables" in refusals[0].details()
+        seated = tables[results.index(next(r for r in results if not isinstance(r, Exception)))]
+        assert await purse(one, "ana") == (5, 5)
+        for seat in (1, 2, 3):
+            await seated.add_bot(seat)                               # the game starts
+        assert await eventually(lambda: _purse_is(one, "ana", (0, 0)))
+        other = tables[1 - tables.index(seated)]
+        await refused(other, join(other, 0, "Ana", as_player("ana")), C.FAILED_PRECONDITION,
+                      "NOT_ENOUGH_CHIPS")
+
+
+async def _purse_is(stub, player: str, expected: tuple[int, int]) -> bool:
+    return await purse(stub, player) == expected
+
+
+async def test_a_stake_is_held_while_seated_and_released_on_leaving_or_on_a_refused_seat(tmp_path):
+    async with embedded_server(tmp_path, starting_chips=5) as (_app, stub):
+        first, second = await new_empty_table(stub, stake=5), await new_empty_table(stub, stake=5)
+        await join(first, 0, "Bob", as_player("bob"))
+        # Seat 0 is Bob's: Ana is refused that seat, and holds nothing for it.
+        await refused(first, join(first, 0, "Ana", as_player("ana")), C.FAILED_PRECONDITION)
+        assert await purse(stub, "ana") == (5, 0)
+        reply = await join(first, 1, "Ana", as_player("ana"))
+        first.tokens[1] = reply.seat_token
+        assert await purse(stub, "ana") == (5, 5)
+        await refused(second, join(second, 0, "Ana", as_player("ana")), C.FAILED_PRECONDITION,
+                      "NOT_ENOUGH_CHIPS")
+        await stub.LeaveTable(pb.LeaveTableRequest(table_id=first.table_id, request_id=rid()),
+                              metadata=bearer(first.tokens[1]))
+        assert await purse(stub, "ana") == (5, 0)
+        assert (await join(second, 0, "Ana", as_player("ana"))).seat == 0
+
+
+async def test_a_hold_whose_seat_never_reached_the_log_counts_only_for_a_while(tmp_path):
+    # A replica held Ana's stake and died before appending her seat: after HOLD_PENDING_S the
+    # table's log, which does not seat her, is what counts.
+    now = [time.time_ns() // 1000]
+    async with embedded_server(tmp_path, starting_chips=5, clock=lambda: now[0]) as (app, stub):
+        lost = await new_empty_table(stub, stake=5)
+        await app.ledgers.hold_stake("ana", Hold(lost.table_id, 1, 5, now[0]), app._still_held("ana"))
+        table = await new_empty_table(stub, stake=5)
+        await refused(table, join(table, 0, "Ana", as_player("ana")), C.FAILED_PRECONDITION,
+                      "NOT_ENOUGH_CHIPS")
+        now[0] += int(HOLD_PENDING_S * 1e6)
+        assert await purse(stub, "ana") == (5, 0)
+        assert (await join(table, 0, "Ana", as_player("ana"))).seat == 0
+        assert await purse(stub, "ana") == (5, 5)
 
 
 async def test_the_pot_is_shared_by_the_humans_of_the_winning_team(tmp_path):

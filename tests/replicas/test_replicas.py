@@ -28,6 +28,8 @@ from belote.table.codec import card_from_pb, contract_from_pb, decode_stored
 from belote.table.state import TableState, evolve
 from belote.v1 import table_service_pb2 as pb
 from clients import Client, Cluster, Player, create_table
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 pytestmark = pytest.mark.timeout(150)
@@ -353,3 +355,44 @@ async def test_bots_on_a_table_seen_by_three_replicas_never_play_twice(replicas,
     bot_requests = {e.request_id for e in log if e.request_id.startswith("bot-")}
     assert len(bot_requests) == moves > 50  # one request (one append) per bot move
     check_heads_match_logs(database)
+
+
+async def _opened(call) -> None:
+    async for _ in call:
+        return
+
+
+def _reason(e: grpc.aio.AioRpcError) -> str:
+    info = error_details_pb2.ErrorInfo()
+    return next((info.reason for d in rpc_status.from_call(e).details if d.Unpack(info)), "")
+
+
+async def test_two_replicas_count_one_table_s_spectators_and_wrong_passwords_together(replicas, database):
+    group = replicas(2)
+    cluster = Cluster([r.address for r in group])
+    calls = []
+    try:
+        created = await cluster.stubs[0].CreateTable(pb.CreateTableRequest(
+            private=True, password="sesame", request_id="spectated"))
+        table_id = created.table_id
+        calls = [stub.WatchTable(pb.WatchTableRequest(table_id=table_id, password="sesame"))
+                 for stub in cluster.stubs for _ in range(25)]
+        await asyncio.gather(*(_opened(c) for c in calls))
+        for stub in cluster.stubs:
+            with pytest.raises(grpc.aio.AioRpcError) as full:
+                await _opened(stub.WatchTable(pb.WatchTableRequest(table_id=table_id, password="sesame")))
+            assert (full.value.code(), _reason(full.value)) == (
+                grpc.StatusCode.RESOURCE_EXHAUSTED, "TOO_MANY_SPECTATORS")
+        for i in range(5):
+            with pytest.raises(grpc.aio.AioRpcError) as wrong:
+                await cluster.stubs[i % 2].GetTable(pb.GetTableRequest(table_id=table_id, password=f"no{i}"))
+            assert _reason(wrong.value) == "WRONG_PASSWORD"
+        for stub in cluster.stubs:
+            with pytest.raises(grpc.aio.AioRpcError) as locked:
+                await stub.GetTable(pb.GetTableRequest(table_id=table_id, password="sesame"))
+            assert (locked.value.code(), _reason(locked.value)) == (
+                grpc.StatusCode.RESOURCE_EXHAUSTED, "TOO_MANY_WRONG_PASSWORDS")
+    finally:
+        for c in calls:
+            c.cancel()
+        await cluster.close()

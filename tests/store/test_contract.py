@@ -595,3 +595,39 @@ async def test_the_server_secret_is_made_once_and_shared_by_every_store_on_the_d
         assert await other.server_secret() == secret
     finally:
         await other.close()
+
+
+# --- leases ----------------------------------------------------------------
+
+async def test_a_lease_scope_gives_at_most_limit_places_until_they_end(store):
+    for holder in ("a", "b", "c"):
+        assert await store.take_lease("s", holder, 3, now_us=T0, until_us=T0 + 100)
+    assert not await store.take_lease("s", "d", 3, now_us=T0, until_us=T0 + 100)
+    assert await store.take_lease("s", "a", 3, now_us=T0, until_us=T0 + 200)   # a holder extends its own
+    assert await store.take_lease("other", "d", 3, now_us=T0, until_us=T0 + 100)  # scopes are apart
+    assert await store.count_leases("s", T0) == 3
+    await store.drop_lease("s", "b")
+    await store.drop_lease("s", "never there")
+    assert await store.count_leases("s", T0) == 2
+    assert await store.take_lease("s", "d", 3, now_us=T0, until_us=T0 + 100)
+    assert not await store.take_lease("s", "e", 3, now_us=T0 + 99, until_us=T0 + 200)
+    # At T0 + 100 the leases of c and d have ended; a's (extended) and e's remain.
+    assert await store.take_lease("s", "e", 3, now_us=T0 + 100, until_us=T0 + 200)
+    assert await store.count_leases("s", T0 + 100) == 2
+    await store.extend_leases([("s", "a"), ("s", "e"), ("s", "gone")], until_us=T0 + 500)
+    assert await store.count_leases("s", T0 + 300) == 2
+    assert await store.count_leases("s", T0 + 500) == 0
+
+
+async def test_leases_taken_at_once_through_many_stores_never_exceed_the_limit(store, backend):
+    # As 6 replicas would, each with 5 viewers arriving at the same moment, for 12 places.
+    stores = [store, *(backend.open() for _ in range(5))]
+    try:
+        taken = await asyncio.gather(*(
+            s.take_lease("spectators", f"{i}-{j}", 12, now_us=T0, until_us=T0 + 10**6)
+            for i, s in enumerate(stores) for j in range(5)))
+        assert sum(taken) == 12
+        for s in stores:
+            assert await s.count_leases("spectators", T0) == 12
+    finally:
+        await asyncio.gather(*(s.close() for s in stores[1:]))

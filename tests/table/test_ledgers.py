@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
 from belote.app.ledgers import (
+    ChipMove,
+    Hold,
     Ledgers,
+    NotEnoughChips,
     RatedGame,
     Rating,
     month_of,
@@ -17,6 +21,7 @@ from belote.app.ledgers import (
 from belote.store import NewEvent, SqliteEventStore, TableIndexEntry
 from belote.table.codec import encode_body, event_type
 from belote.table.state import fold
+from belote.v1 import ledgers_pb2 as lpb
 from timed_log import S, TimedLog, game_won_by
 
 PLAYERS = ["ana", "bob", "cyd", "dan"]          # seats 0..3: team 0 = ana + cyd
@@ -115,3 +120,33 @@ async def test_a_game_with_a_bot_or_a_guest_changes_no_rating(tmp_path):
     assert await ledgers.ratings("classic", month) == {}
     assert (await rebuild(store, 1000)).ratings == {}
     await store.close()
+
+
+async def test_a_stake_is_held_until_paid_and_a_hold_its_table_let_go_is_released(tmp_path):
+    store = SqliteEventStore(str(tmp_path / "ledgers.db"))
+    try:
+        ledgers = Ledgers(store, 10)
+        seated = {"a": True, "b": True}
+
+        async def still_held(hold: Hold) -> bool:
+            return seated[hold.table_id]
+
+        await ledgers.hold_stake("ana", Hold("a", 1, 6, 0), still_held)
+        await ledgers.hold_stake("ana", Hold("a", 1, 6, 0), still_held)   # again: not counted twice
+        with pytest.raises(NotEnoughChips) as refused:
+            await ledgers.hold_stake("ana", Hold("b", 1, 6, 0), still_held)
+        assert (refused.value.balance, refused.value.held) == (10, 6)
+        assert await ledgers.purse("ana", still_held) == (10, 6)
+        seated["a"] = False                                  # table a let her go
+        assert await ledgers.purse("ana", still_held) == (10, 0)
+        await ledgers.hold_stake("ana", Hold("b", 1, 6, 0), still_held)
+        kinds = [lpb.LedgerEvent.FromString(e.payload).WhichOneof("body")
+                 for e in await store.read("player:ana")]
+        assert kinds == ["stake_held", "stake_released", "stake_held"]
+        # Table b's game starts: the stake is paid and the hold ends with it.
+        await ledgers.move_chips([ChipMove("ana", -6, lpb.STAKE, "b", 1, "b#1#stake")])
+        assert await ledgers.purse("ana", still_held) == (4, 0)
+        await ledgers.release_stake("ana", "b", 1)                       # nothing to release
+        assert len(await store.read("player:ana")) == 5       # + the starting balance, the stake
+    finally:
+        await store.close()

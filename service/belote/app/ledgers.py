@@ -7,18 +7,25 @@ say what it does to the ledgers; the live projection (:class:`Ledgers`) and the 
 (:func:`rebuild`) both use them, so the two cannot disagree.
 
 Ledger logs (events of ledgers.proto, see there):
-- ``player:<player id>``: ChipsMoved, the first one the starting balance;
+- ``player:<player id>``: ChipsMoved, the first one the starting balance; and StakeHeld /
+  StakeReleased, the stakes set aside for games to come (reservations, not moves: they are not
+  in the table logs and the rebuild has no need of them);
 - ``ratings:<preset>:<yyyy-mm>``: RatingChanged, four per rated game.
 Each append carries the expected version of its ledger and a request id made of the source
 table id and game number: a retry, a racing replica or a catch-up after a restart finds that
 request already there and writes nothing. Chips have no money value.
+
+A balance never goes below zero: a player is seated at a stake table only after holding the
+stake (:meth:`Ledgers.hold_stake`), which counts the stakes it holds for other tables and is
+appended with its ledger's expected version, so two tables starting at once cannot both count
+the same chips.
 """
 
 from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -105,6 +112,8 @@ def rated_game(state: TableState) -> RatedGame | None:
 
 
 # Folds of the ledger logs ------------------------------------------------------------------
+StillHeld = Callable[["Hold"], Awaitable[bool]]    # does the table still hold the player in?
+
 @dataclass
 class Rating:
     rating: float = RATING_START
@@ -112,8 +121,50 @@ class Rating:
     display_name: str = ""
 
 
-def _fold_balance(balance: int | None, event: lpb.LedgerEvent) -> int | None:
-    return event.chips_moved.balance if event.HasField("chips_moved") else balance
+@dataclass(frozen=True)
+class Hold:
+    """Chips a player set aside for the stake of a table's next game."""
+    table_id: str
+    game_number: int
+    amount: int
+    held_at_us: int
+
+
+@dataclass(frozen=True)
+class Purse:
+    """A player's ledger folded: its balance (None before the ledger opens: the starting one)
+    and its holds, one per table."""
+    balance: int | None = None
+    holds: dict = field(default_factory=dict)          # table id -> Hold
+
+
+def _fold_purse(purse: Purse, event: lpb.LedgerEvent) -> Purse:
+    kind = event.WhichOneof("body")
+    if kind == "chips_moved":
+        moved = event.chips_moved
+        holds = purse.holds
+        if moved.reason == lpb.STAKE and _holds_game(holds, moved.table_id, moved.game_number):
+            holds = {t: h for t, h in holds.items() if t != moved.table_id}    # paid: no longer held
+        return Purse(moved.balance, holds)
+    if kind == "stake_held":
+        held = event.stake_held
+        return Purse(purse.balance, {**purse.holds, held.table_id: Hold(
+            held.table_id, held.game_number, held.amount, held.held_at_us)})
+    if kind == "stake_released":
+        released = event.stake_released
+        if _holds_game(purse.holds, released.table_id, released.game_number):
+            return Purse(purse.balance, {t: h for t, h in purse.holds.items() if t != released.table_id})
+    return purse
+
+
+def _holds_game(holds: dict, table_id: str, game_number: int) -> bool:
+    return table_id in holds and holds[table_id].game_number == game_number
+
+
+class NotEnoughChips(Exception):
+    def __init__(self, balance: int, held: int):
+        super().__init__(f"balance {balance}, of which {held} held for other tables")
+        self.balance, self.held = balance, held
 
 
 def _fold_ratings(ratings: dict, event: lpb.LedgerEvent) -> dict:
@@ -180,6 +231,8 @@ class Ledgers:
         for _ in range(RETRIES):
             version, value = await self._read(log_id, fold, initial)
             events = build(value)
+            if not events:
+                return
             try:
                 await self.store.append(
                     log_id, version,
@@ -192,8 +245,59 @@ class Ledgers:
         raise VersionConflict(-1, -1)
 
     async def balance(self, player_id: str) -> int:
-        _, balance = await self._read(player_log(player_id), _fold_balance, lambda: None)
-        return self.starting_chips if balance is None else balance
+        _, purse = await self._read(player_log(player_id), _fold_purse, Purse)
+        return self.starting_chips if purse.balance is None else purse.balance
+
+    async def purse(self, player_id: str, still_held: StillHeld) -> tuple[int, int]:
+        """(balance, chips held now) of a player."""
+        _, purse = await self._read(player_log(player_id), _fold_purse, Purse)
+        held = [h for h in purse.holds.values() if await still_held(h)]
+        balance = self.starting_chips if purse.balance is None else purse.balance
+        return balance, sum(h.amount for h in held)
+
+    async def hold_stake(self, player_id: str, hold: Hold, still_held: StillHeld) -> None:
+        """Set the stake of ``hold`` aside, or raise NotEnoughChips when the balance minus the
+        chips held for other tables is short of it. The append carries the ledger's expected
+        version, so two holds of one player (two tables, two replicas) are counted one after
+        the other. Holds found over (the table says so) are released in the same append."""
+        log_id = player_log(player_id)
+        for _ in range(RETRIES):
+            version, purse = await self._read(log_id, _fold_purse, Purse)
+            others = [h for t, h in purse.holds.items() if t != hold.table_id]
+            over = [h for h in others if not await still_held(h)]
+            balance = self.starting_chips if purse.balance is None else purse.balance
+            held = sum(h.amount for h in others if h not in over)
+            if balance - held < hold.amount:
+                raise NotEnoughChips(balance, held)
+            mine = purse.holds.get(hold.table_id)
+            if not over and mine and (mine.game_number, mine.amount) == (hold.game_number, hold.amount):
+                return                                  # held already (a retried request)
+            events = [lpb.LedgerEvent(stake_released=lpb.StakeReleased(
+                player_id=player_id, table_id=h.table_id, game_number=h.game_number)) for h in over]
+            events.append(lpb.LedgerEvent(stake_held=lpb.StakeHeld(
+                player_id=player_id, table_id=hold.table_id, game_number=hold.game_number,
+                amount=hold.amount, held_at_us=hold.held_at_us)))
+            try:
+                await self.store.append(
+                    log_id, version,
+                    [NewEvent(e.WhichOneof("body"), e.SerializeToString(deterministic=True))
+                     for e in events],
+                    request_id=f"hold#{hold.table_id}#{hold.game_number}#{version}",
+                    recorded_at_us=self.clock())
+                return
+            except VersionConflict:
+                continue
+        raise VersionConflict(-1, -1)
+
+    async def release_stake(self, player_id: str, table_id: str, game_number: int) -> None:
+        """End a hold that will not be paid (nothing if there is none)."""
+        def build(purse: Purse):
+            if not _holds_game(purse.holds, table_id, game_number):
+                return []
+            return [lpb.LedgerEvent(stake_released=lpb.StakeReleased(
+                player_id=player_id, table_id=table_id, game_number=game_number))]
+        await self._append(player_log(player_id), f"release#{table_id}#{game_number}#{self.clock()}",
+                           _fold_purse, Purse, build)
 
     async def ratings(self, preset: str, month: str) -> dict[str, Rating]:
         _, ratings = await self._read(ratings_log(preset, month), _fold_ratings, dict)
@@ -201,8 +305,8 @@ class Ledgers:
 
     async def move_chips(self, moves: list[ChipMove]) -> None:
         for move in moves:
-            def build(balance, move=move):
-                events = []
+            def build(purse, move=move):
+                events, balance = [], purse.balance
                 if balance is None:
                     balance = self.starting_chips
                     events.append(lpb.LedgerEvent(chips_moved=lpb.ChipsMoved(
@@ -212,8 +316,8 @@ class Ledgers:
                     player_id=move.player_id, amount=move.amount, balance=balance + move.amount,
                     reason=move.reason, table_id=move.table_id, game_number=move.game_number)))
                 return events
-            await self._append(player_log(move.player_id), move.request_id, _fold_balance,
-                               lambda: None, build)
+            await self._append(player_log(move.player_id), move.request_id, _fold_purse,
+                               Purse, build)
 
     async def rate_game(self, game: RatedGame) -> None:
         await self._append(ratings_log(game.preset, game.month), game.request_id, _fold_ratings,

@@ -66,7 +66,7 @@ from belote.v1 import table_service_pb2 as tpb
 
 from . import errors as err
 from .identity import Identity
-from .ledgers import RATING_START, Ledgers, month_of
+from .ledgers import RATING_START, Hold, Ledgers, NotEnoughChips, month_of
 from .limits import Spectators, WrongPasswords
 
 log = structlog.get_logger("belote.app")
@@ -84,6 +84,7 @@ MAX_CHAT = 500
 MAX_TURN_TIMER_S = 3600
 SWEEP_MAX_S = 15.0     # a deadline another replica wrote is enforced at most this late here
 SWEEP_MIN_S = 0.1
+HOLD_PENDING_S = 30.0  # a stake hold whose seat is not in the table's log yet counts this long
 CLOSED = "closed"                 # the index status of a closed table (TableStatus stays FINISHED)
 _MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
 # Refusals of the decider that are not FAILED_PRECONDITION.
@@ -111,8 +112,8 @@ class TableApp:
         self.clock = clock                  # unix microseconds: the time written into events
         self.identity = Identity(auth_secret)
         self.ledgers = Ledgers(store, starting_chips, clock)
-        self._wrong_passwords = WrongPasswords()
-        self._spectators = Spectators()
+        self._wrong_passwords = WrongPasswords(store, clock)
+        self._spectators = Spectators(store, clock)
         self._streams: dict[tuple[str, int], int] = {}     # (table, seat) -> open watch streams here
         self._background: set[asyncio.Task] = set()
         self._secret = secret
@@ -141,6 +142,7 @@ class TableApp:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await self._spectators.close()
         await self.store.close()
 
     async def ready(self) -> bool:
@@ -446,21 +448,23 @@ class TableApp:
         if self._is_host(state, token):
             return SPECTATOR
         if not token:
-            self._check_password(state, password)
+            await self._check_password(state, password)
             return SPECTATOR
         return await self._seat_of(state, token)
 
-    def _check_password(self, state: TableState, password: str) -> None:
+    async def _check_password(self, state: TableState, password: str) -> None:
         """Nothing for a public table; PERMISSION_DENIED for a wrong password of a private one,
-        and RESOURCE_EXHAUSTED after 5 wrong ones within a minute (per table, per process)."""
+        and RESOURCE_EXHAUSTED after 5 wrong ones within a minute (per table, on every replica)."""
         created = state.created
         if not created.private:
             return
-        if self._wrong_passwords.blocked(state.table_id):
+        if await self._wrong_passwords.blocked(state.table_id):
             raise err.AppError(err.RESOURCE_EXHAUSTED, "TOO_MANY_WRONG_PASSWORDS",
                                "too many wrong passwords for this table: wait a minute")
-        if not hmac.compare_digest(_scrypt(password, created.password_salt), created.password_hash):
-            self._wrong_passwords.failed(state.table_id)
+        # scrypt is slow on purpose (tens of ms): off the event loop.
+        tried = await asyncio.to_thread(_scrypt, password, created.password_salt)
+        if not hmac.compare_digest(tried, created.password_hash):
+            await self._wrong_passwords.failed(state.table_id)
             raise err.denied("WRONG_PASSWORD", "wrong password for this private table")
 
     # Use cases -------------------------------------------------------------------------------
@@ -493,7 +497,7 @@ class TableApp:
             host_player_id=host_player)
         if req.private:
             created.password_salt = secrets.token_bytes(16)
-            created.password_hash = _scrypt(req.password, created.password_salt)
+            created.password_hash = await asyncio.to_thread(_scrypt, req.password, created.password_salt)
         _, state = await self._execute(table_id, key,
                                        lambda s: decide(s, CreateTable(created), self._next_deal()))
         return tpb.CreateTableResponse(table_id=table_id, host_token=host_token,
@@ -516,25 +520,66 @@ class TableApp:
             return await self._reclaim(state, token, key)
         if not 1 <= len(req.display_name) <= MAX_DISPLAY_NAME:
             raise err.invalid("display_name", f"display_name: 1 to {MAX_DISPLAY_NAME} characters")
-        self._check_password(state, req.password)
-        await self._check_stake(state, player)
+        await self._check_password(state, req.password)
+        held = await self._hold_stake(state, player)
         seat_token = self._token("seat", req.table_id, req.request_id)
         command = JoinSeat(seat, req.display_name, _sha256(seat_token), player)
-        events, state = await self._execute(
-            req.table_id, key, lambda s: decide(s, command, self._next_deal()))
+        try:
+            events, state = await self._execute(
+                req.table_id, key, lambda s: decide(s, command, self._next_deal()))
+        except err.AppError:
+            if held is not None:
+                await self._release_stake_unless_seated(req.table_id, player, held)
+            raise
         taken = next(e.seat_joined.seat for e in events if e.HasField("seat_joined"))
         return tpb.JoinTableResponse(seat=taken, seat_token=seat_token, table=table_view(state, taken))
 
-    async def _check_stake(self, state: TableState, player: str) -> None:
-        """A table with a stake seats only registered players who can pay it."""
+    # Stakes: a player who sits at a stake table (or votes for a rematch there) sets the stake
+    # aside in its ledger first, so the chips it has can never be promised to two games.
+    async def _hold_stake(self, state: TableState, player: str) -> int | None:
+        """Hold the stake of the table's next game (its number), or refuse the player who cannot
+        pay it; None for a table without a stake."""
         stake = state.created.stake
         if not stake:
-            return
+            return None
         if not player:
             raise err.refused("STAKE_NEEDS_PLAYER", "a table with a stake is for registered players: "
                                                     "send your x-player-token")
-        if await self.ledgers.balance(player) < stake:
-            raise err.refused("NOT_ENOUGH_CHIPS", f"you need {stake} chips to pay this table's stake")
+        game = state.game_number + 1
+        try:
+            await self.ledgers.hold_stake(player, Hold(state.table_id, game, stake, self.clock()),
+                                          self._still_held(player))
+        except NotEnoughChips as e:
+            elsewhere = f" ({e.held} of your {e.balance} are held for other tables)" if e.held else ""
+            raise err.refused("NOT_ENOUGH_CHIPS",
+                              f"you need {stake} chips to pay this table's stake{elsewhere}") from None
+        return game
+
+    def _still_held(self, player: str):
+        """Whether a table still holds ``player`` in for the game of a hold: seated for a game
+        to come, or paying for one that started (until the STAKE move ends the hold)."""
+        async def still_held(hold: Hold) -> bool:
+            if self.clock() - hold.held_at_us < HOLD_PENDING_S * 1_000_000:
+                return True               # its seat may be on its way to the log
+            state = await self._load(hold.table_id)
+            if not state.exists or state.closed:
+                return False
+            if state.game_number < hold.game_number:
+                return any(s.player_id == player and s.occupant == HUMAN for s in state.seats)
+            if state.game_number == hold.game_number:
+                return any(state.seats[i].player_id == player for i in state.paying_seats)
+            return False
+        return still_held
+
+    async def _release_stake_unless_seated(self, table_id: str, player: str, game: int) -> None:
+        """A hold whose seat was refused, or left, before its game: released at once (rather
+        than counted until HOLD_PENDING_S)."""
+        state = await self._load(table_id)
+        if state.game_number < game and any(
+                s.player_id == player and s.occupant == HUMAN for s in state.seats):
+            return
+        with contextlib.suppress(StoreError):
+            await self.ledgers.release_stake(player, table_id, game)
 
     async def _reclaim(self, state: TableState, token: str, key: str) -> tpb.JoinTableResponse:
         """A player who left comes back with its seat token: the takeover bot hands it back."""
@@ -563,9 +608,11 @@ class TableApp:
         seat = await self._seat_of(state, token)
         if state.seats[seat].occupant != HUMAN:
             raise err.refused("NOT_SEATED", "you have already left this seat")
-        level = state.created.takeover_bot_level or epb.NORMAL
+        level, player = state.created.takeover_bot_level or epb.NORMAL, state.seats[seat].player_id
         _, state = await self._execute(
             req.table_id, key, lambda s: decide(s, LeaveSeat(seat, level), self._next_deal()))
+        if state.created.stake and player and state.status != PLAYING:
+            await self._release_stake_unless_seated(req.table_id, player, state.game_number + 1)
         return tpb.LeaveTableResponse(table=table_view(state, seat))
 
     async def _seated(self, state: TableState, token: str | None) -> int:
@@ -628,7 +675,8 @@ class TableApp:
         if first > state.version + 1:
             raise err.AppError(err.OUT_OF_RANGE, "SEQUENCE_AHEAD",
                                f"from_sequence {first} is past the table's next event {state.version + 1}")
-        if viewer == SPECTATOR and not self._spectators.enter(req.table_id):
+        place = await self._spectators.enter(req.table_id) if viewer == SPECTATOR else None
+        if viewer == SPECTATOR and place is None:
             raise err.AppError(err.RESOURCE_EXHAUSTED, "TOO_MANY_SPECTATORS",
                                f"this table has {self._spectators.limit} spectators already")
         redactor = Redactor(viewer)
@@ -651,8 +699,8 @@ class TableApp:
                 upto = await self.store.wait_for_append(req.table_id, seen, timeout=WATCH_POLL_S)
         finally:
             metrics.WATCH_STREAMS.dec()
-            if viewer == SPECTATOR:
-                self._spectators.leave(req.table_id)
+            if place is not None:
+                self._spawn(self._spectators.leave(req.table_id, place))
             if viewer >= 0:
                 self._streams[stream_key] -= 1
                 if not self._streams[stream_key]:
@@ -682,7 +730,7 @@ class TableApp:
         state = await self._existing(req.table_id)
         seat = await self._seated(state, token)
         if state.created.stake:
-            await self._check_stake(state, state.seats[seat].player_id)
+            await self._hold_stake(state, state.seats[seat].player_id)
         command = VoteRematch(seat, self.clock())
         _, state = await self._execute(req.table_id, key,
                                        lambda s: decide(s, command, self._next_deal()),
@@ -694,7 +742,8 @@ class TableApp:
         if not player_token:
             raise err.unauthenticated("GetBalance needs your x-player-token")
         player = self.identity.player_id(player_token)
-        return tpb.GetBalanceResponse(player_id=player, balance=await self.ledgers.balance(player))
+        balance, held = await self.ledgers.purse(player, self._still_held(player))
+        return tpb.GetBalanceResponse(player_id=player, balance=balance, held=held)
 
     async def get_leaderboard(self, req: tpb.GetLeaderboardRequest,
                               player_token: str | None) -> tpb.GetLeaderboardResponse:

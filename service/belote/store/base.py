@@ -136,6 +136,29 @@ class EventStore(abc.ABC):
         (immediately if it already is) or when `timeout` seconds pass
         (None: no timeout)."""
 
+    # --- leases: counted places that expire (not events: presence, not history) ---------
+    # What a table limits but does not log, such as its open spectator streams or the wrong
+    # passwords tried on it, is counted here, so every replica on the store counts the same.
+
+    @abc.abstractmethod
+    async def take_lease(self, scope: str, holder: str, limit: int, now_us: int,
+                         until_us: int) -> bool:
+        """Atomically, across every process on the store: forget ``scope``'s leases that ended
+        by ``now_us``; then, if fewer than ``limit`` others remain, give (or extend) ``holder``
+        a lease until ``until_us`` and return True, else change nothing and return False."""
+
+    @abc.abstractmethod
+    async def extend_leases(self, leases: Sequence[tuple[str, str]], until_us: int) -> None:
+        """Extend these (scope, holder) leases until ``until_us`` (a holder still alive)."""
+
+    @abc.abstractmethod
+    async def drop_lease(self, scope: str, holder: str) -> None:
+        """End a lease now (nothing if there is none)."""
+
+    @abc.abstractmethod
+    async def count_leases(self, scope: str, now_us: int) -> int:
+        """How many of ``scope``'s leases run past ``now_us``."""
+
     @abc.abstractmethod
     async def ping(self) -> None:
         """Raise StoreUnavailable if the store is unusable."""

@@ -265,7 +265,16 @@ CREATE TRIGGER requests_no_truncate BEFORE TRUNCATE ON requests
     FOR EACH STATEMENT EXECUTE FUNCTION belote_append_only();
 """
 
-MIGRATIONS: tuple[str, ...] = (_M1_INITIAL,)
+_M2_LEASES = """
+CREATE TABLE leases (
+    scope     text   NOT NULL,
+    holder    text   NOT NULL,
+    until_us  bigint NOT NULL,
+    PRIMARY KEY (scope, holder)
+);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_M1_INITIAL, _M2_LEASES)
 
 
 def _migrate(conninfo: str) -> None:
@@ -731,6 +740,48 @@ class PostgresEventStore(EventStore):
 
         self._secret = await self._run(get_or_make)
         return self._secret
+
+    async def take_lease(self, scope: str, holder: str, limit: int, now_us: int,
+                         until_us: int) -> bool:
+        async def take(conn: psycopg.AsyncConnection) -> bool:
+            async with conn.transaction():
+                # One taker per scope at a time, on every replica: count and insert agree.
+                await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (scope,))
+                await conn.execute("DELETE FROM leases WHERE scope = %s AND until_us <= %s",
+                                   (scope, now_us))
+                cur = await conn.execute("SELECT count(*) FROM leases WHERE scope = %s"
+                                         " AND holder <> %s", (scope, holder))
+                if (await cur.fetchone())[0] >= limit:
+                    return False
+                await conn.execute("INSERT INTO leases (scope, holder, until_us) VALUES (%s, %s, %s)"
+                                   " ON CONFLICT (scope, holder) DO UPDATE SET until_us = excluded.until_us",
+                                   (scope, holder, until_us))
+                return True
+
+        return await self._run(take)
+
+    async def extend_leases(self, leases: Sequence[tuple[str, str]], until_us: int) -> None:
+        async def extend(conn: psycopg.AsyncConnection) -> None:
+            async with conn.cursor() as cur:
+                await cur.executemany("UPDATE leases SET until_us = %s WHERE scope = %s AND holder = %s",
+                                      [(until_us, scope, holder) for scope, holder in leases])
+
+        if leases:
+            await self._run(extend)
+
+    async def drop_lease(self, scope: str, holder: str) -> None:
+        async def drop(conn: psycopg.AsyncConnection) -> None:
+            await conn.execute("DELETE FROM leases WHERE scope = %s AND holder = %s", (scope, holder))
+
+        await self._run(drop)
+
+    async def count_leases(self, scope: str, now_us: int) -> int:
+        async def count(conn: psycopg.AsyncConnection) -> int:
+            cur = await conn.execute("SELECT count(*) FROM leases WHERE scope = %s AND until_us > %s",
+                                     (scope, now_us))
+            return (await cur.fetchone())[0]
+
+        return await self._run(count)
 
     async def version(self, table_id: str) -> int:
         if _has_nul(table_id):

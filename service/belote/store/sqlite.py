@@ -96,7 +96,13 @@ def _m2_settings(c: sqlite3.Connection) -> None:
     c.execute("CREATE TABLE settings (name TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID")
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_m1_initial, _m2_settings)
+def _m3_leases(c: sqlite3.Connection) -> None:
+    c.execute("CREATE TABLE leases (scope TEXT NOT NULL, holder TEXT NOT NULL,"
+              " until_us INTEGER NOT NULL, PRIMARY KEY (scope, holder)) WITHOUT ROWID")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_m1_initial, _m2_settings,
+                                                                _m3_leases)
 
 
 def _connect(path: str, *, writer: bool) -> sqlite3.Connection:
@@ -354,6 +360,42 @@ class SqliteEventStore(EventStore):
             return self._wconn.execute("SELECT value FROM settings WHERE name = ?",
                                        ("server_secret",)).fetchone()[0]
         return await self._run(self._writer, get_or_make)
+
+    async def take_lease(self, scope: str, holder: str, limit: int, now_us: int,
+                         until_us: int) -> bool:
+        def take() -> bool:
+            c = self._wconn
+            c.execute("BEGIN IMMEDIATE")        # other processes on the file wait their turn
+            try:
+                c.execute("DELETE FROM leases WHERE scope = ? AND until_us <= ?", (scope, now_us))
+                others = c.execute("SELECT count(*) FROM leases WHERE scope = ? AND holder <> ?",
+                                   (scope, holder)).fetchone()[0]
+                if others < limit:
+                    c.execute("INSERT INTO leases (scope, holder, until_us) VALUES (?, ?, ?)"
+                              " ON CONFLICT (scope, holder) DO UPDATE SET until_us = excluded.until_us",
+                              (scope, holder, until_us))
+                c.execute("COMMIT")
+                return others < limit
+            except BaseException:
+                if c.in_transaction:
+                    c.execute("ROLLBACK")
+                raise
+        return await self._run(self._writer, take)
+
+    async def extend_leases(self, leases: Sequence[tuple[str, str]], until_us: int) -> None:
+        if leases:
+            await self._run(self._writer, self._wconn.executemany,
+                            "UPDATE leases SET until_us = ? WHERE scope = ? AND holder = ?",
+                            [(until_us, scope, holder) for scope, holder in leases])
+
+    async def drop_lease(self, scope: str, holder: str) -> None:
+        await self._run(self._writer, self._wconn.execute,
+                        "DELETE FROM leases WHERE scope = ? AND holder = ?", (scope, holder))
+
+    async def count_leases(self, scope: str, now_us: int) -> int:
+        return await self._read(lambda: self._rconn.execute(
+            "SELECT count(*) FROM leases WHERE scope = ? AND until_us > ?",
+            (scope, now_us)).fetchone()[0])
 
     async def version(self, table_id: str) -> int:
         return await self._read(_select_version, self._rconn, table_id)
