@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from belote.rules import ALL_TRUMP, NO_TRUMP, Game, IllegalAction, Play, contract_table, rules_for
 from belote.rules.cards import RANK_LETTERS
@@ -352,3 +354,42 @@ def test_game_level_refusals():
             game.apply(seat, action)
         assert (err.value.reason, str(err.value)) == (reason, message)
     assert game.play.trick == [] and names(game.hand(1)) == set(SUIT_PER_SEAT[1].split())
+
+
+def _snapshot(game: Game) -> tuple:
+    play = game.play
+    return repr(game), game.to_act(), play and (tuple(play.hands), tuple(play.trick), len(play.belote_calls))
+
+
+@pytest.mark.parametrize("preset", ["classic", "belgian", "modern", "kamikaze", "enhanced"])
+def test_play_card_accepts_exactly_the_cards_check_accepts(preset):
+    """``Game.play_card`` (the review's way to play a card) decides on the legal-cards mask and
+    leaves the refusals to ``check``: every seat and every card, at every point of a random game
+    (auction, play, between deals, game over), is accepted or refused as ``check`` says, with
+    the same rule, and a refused card changes nothing."""
+    rng = random.Random(preset)
+    game = Game(rules_for(preset))
+    while True:
+        for seat in range(4):
+            for c in (-1, *range(32), 32):
+                try:
+                    game.check(seat, Play(c))
+                    expected = None
+                except IllegalAction as err:
+                    expected = (err.reason, err.message)
+                trial = game.copy()
+                try:
+                    trial.play_card(seat, c)
+                    got = None
+                except IllegalAction as err:
+                    got = (err.reason, err.message)
+                    assert _snapshot(trial) == _snapshot(game)
+                assert got == expected, (seat, c)
+        if game.phase == "over":
+            break
+        if game.phase == "dealing":
+            deck = list(range(32))
+            rng.shuffle(deck)
+            game.start_deal(deck)
+        else:
+            game.apply(game.to_act(), rng.choice(game.legal_actions()))

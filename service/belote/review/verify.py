@@ -56,7 +56,9 @@ of the log.
 
 Speed (belote.bench.review_bench): the hash chain is hashed with cached pieces of
 ``event_hash``'s layout (``event_hash`` itself settles any mismatch), the game is moved in
-place instead of copied per action, and the cyclic GC is paused during a review.
+place instead of copied per action, a card (most events) takes its own path (``_play``: the
+event's fields read once, ``Game.play_card``, nothing built when nothing follows it), and the
+cyclic GC is paused during a review.
 """
 
 from __future__ import annotations
@@ -133,7 +135,8 @@ CHECKS = ("sequence", "envelope", "chain", "hash", "commitment", "reveal", "lega
 _FULL_DECK = frozenset(range(32))
 _MIN_TIME_S, _MAX_TIME_S = -62_135_596_800, 253_402_300_799     # a Timestamp's range: years 1..9999
 _DECK_EVENTS = frozenset({"game_started", "deal_started", "deck_revealed"})
-_U32, _U64, _I64 = struct.Struct(">I").pack, struct.Struct(">Q").pack, struct.Struct(">q").pack
+_U32, _U64 = struct.Struct(">I").pack, struct.Struct(">Q").pack
+_I64_U32 = struct.Struct(">qI").pack     # event_hash's I64(time) then the payload's U32(length)
 _PLACEHOLDER_DEAL = NextDeal(tuple(range(32)), b"")
 _PLAYS = tuple(Play(c) for c in range(32))
 _PLAY_OF = {(c // 8 + 1, c % 8 + 1): _PLAYS[c] for c in range(32)}     # proto (suit, rank) -> Play
@@ -343,24 +346,27 @@ class _Replay:
         """Sequences, envelopes, the hash chain and the deck commitments, in one pass."""
         table_id = self.out.table_id
         tid = _str(table_id)
-        types: dict[str, bytes] = {}
+        heads: dict[str, tuple] = {}        # type -> (schema_version, STR(type) || U32(version))
         started: dict[int, tuple] = {}
         prev = GENESIS_HASH
         for e in entries:
             kind = e.kind
+            prev_hash = e.prev_hash
             if (e.sequence != e.position or e.table_id != table_id or kind is None or e.type != kind
-                    or not e.envelope_ok or e.prev_hash != prev):
+                    or not e.envelope_ok or prev_hash != prev):
                 self._envelope(e, prev, table_id)
             # event_hash's bytes, built here from cached pieces (it is the hot loop); any doubt
             # is settled by event_hash itself, which reports the violation.
             try:
-                typ = types.get(e.type) or types.setdefault(e.type, _str(e.type))
+                head = heads.get(e.type)
+                if head is None or head[0] != e.schema_version:
+                    head = heads[e.type] = (e.schema_version, _str(e.type) + _U32(e.schema_version))
                 rid = e.request_id.encode()
                 payload = e.payload
-                data = b"".join((e.prev_hash, tid if e.table_id == table_id else _str(e.table_id),
-                                 _U64(e.sequence), typ, _U32(e.schema_version), _U32(len(rid)), rid,
-                                 _I64(e.time_us), _U32(len(payload)), payload))
-                ok = len(e.prev_hash) == 32 and sha256(data).digest() == e.hash
+                data = b"".join((prev_hash, tid if e.table_id == table_id else _str(e.table_id),
+                                 _U64(e.sequence), head[1], _U32(len(rid)), rid,
+                                 _I64_U32(e.time_us, len(payload)), payload))
+                ok = sha256(data).digest() == e.hash and len(prev_hash) == 32
             except (struct.error, OverflowError):
                 ok = False
             if not ok:
@@ -448,29 +454,25 @@ class _Replay:
         entries = [e for e in entries if e.kind]    # a bodiless event is an envelope violation
         state = self.state = TableState(self.out.table_id)
         n = len(entries)
-        i = 0
-        while i < n:
-            e = entries[i]
-            j = i + 1
-            while j < n and not entries[j].command:
-                j += 1
-            if not e.command:                   # only at the start: nothing produced it
-                self.counts["derived"] += 1
-                self.fail(e.position, "derived", f"{e.kind} follows from no action: it was added "
-                          "or moved", "-", e.kind)
-                i += 1
-                continue
-            self.counts["legal"] += 1
-            if self.fast and e.kind in ACTIONS and state.status == PLAYING:
-                going = self._act(state, entries[i:j])
+        # Each command with the events recorded after it, up to the next command.
+        starts = [i for i, e in enumerate(entries) if e.command]
+        for e in entries[:starts[0] if starts else n]:    # only at the start: nothing produced them
+            self.counts["derived"] += 1
+            self.fail(e.position, "derived", f"{e.kind} follows from no action: it was added "
+                      "or moved", "-", e.kind)
+        counts, fast = self.counts, self.fast
+        for i, j in zip(starts, [*starts[1:], n]):
+            kind = entries[i].kind
+            counts["legal"] += 1
+            if fast and kind in ACTIONS and state.status == PLAYING:
+                going = (self._play if kind == "card_played" else self._act)(state, entries[i:j])
             else:
                 going = self._decide(state, entries[i:j])
             if not going:
                 self.out.notes.append(
-                    f"the game replay stopped at seq {e.position}: the {n - j} events after this "
-                    "command's were not replayed (their sequence, chain and deck checks were made)")
+                    f"the game replay stopped at seq {entries[i].position}: the {n - j} events after "
+                    "this command's were not replayed (their sequence, chain and deck checks were made)")
                 return
-            i = j
         if state.status == PLAYING:
             self.out.notes.append("the log ends before the game does (a table still playing, or a "
                                   "log cut short)")
@@ -513,7 +515,10 @@ class _Replay:
             self.fail(at, "legal", f"{kind}: refused: {err.message}", rule=err.reason)
             return state.exists
         self._compare(group, produced)
-        return self._follow(state, group, produced, next_deal, is_act)
+        if is_act:
+            return self._follow_action(state, group, produced, [p.WhichOneof("body") for p in produced],
+                                       next_deal)
+        return self._follow(state, group, produced, next_deal)
 
     def _timer_move(self, state: TableState, shim: TableState, e: Entry, command: Act,
                     next_deal: NextDeal) -> list:
@@ -555,34 +560,22 @@ class _Replay:
         return False
 
     def _act(self, state: TableState, group: list[Entry]) -> bool:
-        """An action (bid, declaration, card) while the game is on: decide's ``_act``, in place.
+        """A bid or a declaration while the game is on: decide's ``_act``, in place (a card: ``_play``).
 
         decide's ``_act`` applies the action to (a copy of) the game, builds the action's own
         event, then the events that follow with ``outcome_events`` (and ``game_over_events`` when
-        the game ends). Here the action is applied to the replay's game, the events that follow
-        come from those same functions, and the action's own event, whose fields are the
-        command's but for the server-filled belote call (card) and announcement (declaration), is
-        checked on those fields and only built when it differs. A timer move is checked due as
-        decide's ``TimerMove`` does. tests/review run every log and tampering both ways
-        (``fast=False`` sends everything through decide) and expect the same findings.
+        the game ends). Here the action is applied to the replay's game, and the events that
+        follow come from those same functions (``_after_action``). The action's own event is
+        compared byte for byte (its announcement is filled by the server). A timer move is
+        checked due as decide's ``TimerMove`` does. tests/review run every log and tampering both
+        ways (``fast=False`` sends everything through decide) and expect the same findings.
         """
         e = group[0]
-        kind = e.kind
-        body = getattr(e.event, kind)
-        if kind == "card_played":                    # most events: _action inlined
-            c = body.card
-            action = _PLAY_OF.get((c.suit, c.rank))
-            seat, bot = body.seat, body.bot if body.HasField("bot") else None
-            if action is None:
-                self.fail(e.position, "legal", "card_played: not a card (a suit CLUBS..SPADES and "
-                          "a rank SEVEN..ACE)", rule="BAD_MESSAGE")
-                return False
-        else:
-            try:
-                seat, action, bot = self._action(e)
-            except BadMessage as err:
-                self.fail(e.position, "legal", f"{kind}: {err}", rule="BAD_MESSAGE")
-                return False
+        try:
+            seat, action, bot = self._action(e)
+        except BadMessage as err:
+            self.fail(e.position, "legal", f"{e.kind}: {err}", rule="BAD_MESSAGE")
+            return False
         if bot is not None:
             self._check_bot(state, e, seat, action, bot)
             if bot.timer:
@@ -594,80 +587,149 @@ class _Replay:
             self.fail(e.position, "legal", f"{text.action(action, seat)}: illegal: {err.message}",
                       rule=err.reason)
             return False
-        if kind == "card_played":
-            # The hot path: seat, card and bot come from the event itself; only the belote call
-            # is derived, so compare that and build the event only when it differs.
-            calls = [o.call for o in outcomes if type(o) is BeloteCalled]
-            belote = (epb.BELOTE if calls[-1] == "belote" else epb.REBELOTE) if calls else 0
-            own = None if body.belote == belote else action_event(game, seat, action, outcomes, bot)
-        else:
-            made = action_event(game, seat, action, outcomes, bot)
-            own = None if made.SerializeToString(deterministic=True) == e.payload else made
+        made = action_event(game, seat, action, outcomes, bot)
+        own = None if made.SerializeToString(deterministic=True) == e.payload else made
+        return self._after_action(state, group, own, outcomes)
+
+    def _play(self, state: TableState, group: list[Entry]) -> bool:
+        """A card played while the game is on: ``_act`` for the most common event of a log.
+
+        The seat, card and bot of the event are the command's, so only the server-filled belote
+        call is derived: it is compared, and the event is built only when it differs. The card
+        goes through ``Game.play_card`` (``apply`` for a card, with the same refusals).
+        """
+        e = group[0]
+        body = e.event.card_played
+        c = body.card
+        action = _PLAY_OF.get((c.suit, c.rank))
+        if action is None:
+            self.fail(e.position, "legal", "card_played: not a card (a suit CLUBS..SPADES and "
+                      "a rank SEVEN..ACE)", rule="BAD_MESSAGE")
+            return False
+        seat = body.seat
+        bot = None
+        if body.HasField("bot"):
+            bot = body.bot
+            self._check_bot(state, e, seat, action, bot)
+            if bot.timer:
+                self._timer_due(state, e, seat)
+        game = state.game
+        try:
+            outcomes = game.play_card(seat, action.card)
+        except IllegalAction as err:
+            self.fail(e.position, "legal", f"{text.action(action, seat)}: illegal: {err.message}",
+                      rule=err.reason)
+            return False
+        if not outcomes and not body.belote and len(group) == 1:
+            # Most cards: no belote call, no trick won, nothing recorded after it (_after_action's
+            # first case, inlined).
+            self.out.timeline.append((e.position, e.event))
+            state.version = e.position
+            state.last_event_us = state.turn_since_us = e.at_us
+            return True
+        belote = 0
+        for o in outcomes:                       # the call action_event would fill in
+            if type(o) is BeloteCalled:
+                belote = epb.BELOTE if o.call == "belote" else epb.REBELOTE
+        own = None if body.belote == belote else action_event(game, seat, action, outcomes, bot)
+        return self._after_action(state, group, own, outcomes)
+
+    def _after_action(self, state: TableState, group: list[Entry], own, outcomes: list) -> bool:
+        """The events that follow an action the replay's game has applied (``outcomes``), as
+        decide produces them, against the log's; then the state moves on. ``own``: the action's
+        event as the rules make it when it differs from the logged one, else None."""
+        e = group[0]
         if not outcomes and own is None and len(group) == 1:   # nothing follows, as logged
             self.out.timeline.append((e.position, e.event))
             state.version = e.position
             state.last_event_us = state.turn_since_us = e.at_us
             return True
+        game = state.game
         next_deal = _next_deal(group, self.decks) if len(group) > 1 else _PLACEHOLDER_DEAL
         follow = outcome_events(game, outcomes, state.deal_started, next_deal) if outcomes else []
         if follow and follow[-1].HasField("game_ended"):
             follow += game_over_events(state, follow[-1].game_ended)
-        self.counts["derived"] += len(follow)
-        same = own is None and len(group) == len(follow) + 1
+        produced = [e.event if own is None else own, *follow]
+        same = own is None and len(group) == len(produced)
         if same:
             for g, p in zip(group[1:], follow):
                 if g.payload != p.SerializeToString(deterministic=True):
                     same = False
                     break
-        produced = [e.event if own is None else own, *follow]
-        if not same:
+        if same:
+            self.counts["derived"] += len(follow)
+            kinds = [g.kind for g in group]          # the same bytes: the same bodies
+        else:
             if own is None:
                 produced[0] = own = epb.TableEvent()
                 own.CopyFrom(e.event)
                 own.ClearField("sequence"), own.ClearField("table_id"), own.ClearField("time")
-            self.counts["derived"] -= len(follow)       # _compare counts them
             self._compare(group, produced)
-        return self._follow(state, group, produced, next_deal, True)
+            kinds = [p.WhichOneof("body") for p in produced]
+        return self._follow_action(state, group, produced, kinds, next_deal)
 
-    def _follow(self, state: TableState, group: list[Entry], produced: list, next_deal: NextDeal,
-                is_act: bool) -> bool:
-        """Move the state on by the recomputed events (the game itself: see ``MOVES_GAME``), each
-        at the time the log gives the event in its place (the last one's for any beyond it)."""
-        at = group[0].position
-        if next_deal is _PLACEHOLDER_DEAL and len(produced) > 1 and any(
-                p.HasField("deal_started") for p in produced):
-            self.out.notes.append(f"seq {at}: a deal starts here but the log holds no readable deck "
-                                  "for it: the game cannot be replayed further")
+    def _follow(self, state: TableState, group: list[Entry], produced: list, next_deal: NextDeal) -> bool:
+        """Move the state on by the recomputed events of a seat or table command, each folded at
+        the time the log gives the event in its place (the last one's for any beyond it)."""
+        if next_deal is _PLACEHOLDER_DEAL and self._no_deck(group, [p.WhichOneof("body") for p in produced]):
             return False
         timeline = self.out.timeline
         last = len(group) - 1
-        seq = at
+        seq = group[0].position
         try:
             for k, p in enumerate(produced):
                 timeline.append((seq, p))
+                p.sequence = seq
+                p.time.FromMicroseconds(group[min(k, last)].at_us)   # a disconnect's grace counts from it
+                evolve(state, p)
                 seq += 1
-                at_us = group[k if k < last else last].at_us
-                if not is_act:
-                    p.sequence = seq - 1
-                    p.time.FromMicroseconds(at_us)      # a disconnect's grace counts from it...
-                    evolve(state, p)
-                    continue
-                p_kind = p.WhichOneof("body")
-                if p_kind in FOLLOWS_ACTION:
-                    p.time.FromMicroseconds(at_us)      # ...and the rematch vote from GameEnded's
-                    evolve(state, p)
-                    continue
-                if p_kind == "deal_started":           # already dealt on the replay's game
-                    state.deal_started = p.deal_started
-                # What evolve does with the time of an event the fast path does not fold.
-                state.last_event_us = at_us
-                if p_kind not in _NOT_A_TURN:
-                    state.turn_since_us = at_us
         except InvalidOptions as err:
-            self.fail(at, "legal", f"the table's options cannot be played: {err}", rule="BAD_OPTIONS")
+            self.fail(group[0].position, "legal", f"the table's options cannot be played: {err}",
+                      rule="BAD_OPTIONS")
             return False
         state.version = group[-1].position
         return True
+
+    def _follow_action(self, state: TableState, group: list[Entry], produced: list, kinds: list,
+                       next_deal: NextDeal) -> bool:
+        """``_follow`` for an action's events (``kinds``: their bodies). decide has moved the
+        replay's game already (see ``MOVES_GAME``), so only the events that change the rest of
+        the state are folded; for the others the state's clock moves as ``evolve`` would move it."""
+        if next_deal is _PLACEHOLDER_DEAL and self._no_deck(group, kinds):
+            return False
+        timeline = self.out.timeline
+        last = len(group) - 1
+        seq = group[0].position
+        try:
+            for k, p in enumerate(produced):
+                timeline.append((seq + k, p))
+                at_us = group[k if k < last else last].at_us
+                kind = kinds[k]
+                if kind in FOLLOWS_ACTION:
+                    p.time.FromMicroseconds(at_us)      # the rematch vote counts from GameEnded's
+                    evolve(state, p)
+                    continue
+                if kind == "deal_started":               # already dealt on the replay's game
+                    state.deal_started = p.deal_started
+                # What evolve does with the time of an event the fast path does not fold.
+                state.last_event_us = at_us
+                if kind not in _NOT_A_TURN:
+                    state.turn_since_us = at_us
+        except InvalidOptions as err:
+            self.fail(seq, "legal", f"the table's options cannot be played: {err}", rule="BAD_OPTIONS")
+            return False
+        state.version = group[-1].position
+        return True
+
+    def _no_deck(self, group: list[Entry], kinds: list) -> bool:
+        """True (with a note) when the rules deal a new deck after this command (``kinds``: the
+        events they produce) but the log holds no readable deck for it (the placeholder deal was
+        given): the game cannot be replayed further."""
+        if len(kinds) > 1 and "deal_started" in kinds:
+            self.out.notes.append(f"seq {group[0].position}: a deal starts here but the log holds no "
+                                  "readable deck for it: the game cannot be replayed further")
+            return True
+        return False
 
     @staticmethod
     def _action(e: Entry) -> tuple:
@@ -681,9 +743,10 @@ class _Replay:
             action = _PLAYS[(c.suit - 1) * 8 + c.rank - 1]
         elif kind == "bid_made":
             body = e.event.bid_made
-            call = PASS if body.bid.is_pass else body.bid.contract - 1
+            bid = body.bid
+            call = PASS if bid.is_pass else bid.contract - 1
             if call not in _BIDS:
-                raise BadMessage("bid.contract", f"unknown contract {body.bid.contract}")
+                raise BadMessage("bid.contract", f"unknown contract {bid.contract}")
             action = _BIDS[call]
         else:
             body = e.event.announcement_declared
@@ -749,15 +812,15 @@ class _Replay:
 
     def _check_bot(self, state: TableState, e: Entry, seat: int, action, bot: epb.BotMove) -> None:
         at = e.position
-        level = BOT_LEVEL_NAMES.get(bot.level) or f"level {bot.level}"
+        level = bot.level                      # its name (_bot_name) is built for a finding only
         if bot.timer:
             # A timer move: the deadline sweep asks the table's takeover bot level to move for the
             # human seat (whether the seat was late is the ``legal`` check's).
             takeover = _takeover_level(state)
-            if bot.level != takeover:
-                name = BOT_LEVEL_NAMES.get(takeover, takeover)
+            if level != takeover:
+                name, made = BOT_LEVEL_NAMES.get(takeover, takeover), _bot_name(level)
                 self.fail(at, "bot", f"a timer move is made by the table's takeover bot ({name}), "
-                          f"not by a {level} bot", f"a {name} bot", f"a {level} bot")
+                          f"not by a {made} bot", f"a {name} bot", f"a {made} bot")
             if e.request_id != f"timer-{at - 1}":
                 self.fail(at, "bot", "a timer move is appended by the server's deadline sweep under "
                           "the request id timer-<sequence - 1>", f"timer-{at - 1}",
@@ -765,11 +828,12 @@ class _Replay:
         else:
             if 0 <= seat <= 3:
                 occupant = state.seats[seat]
-                if occupant.occupant != BOT or occupant.bot_level != bot.level:
+                if occupant.occupant != BOT or occupant.bot_level != level:
                     found = (f"a {BOT_LEVEL_NAMES.get(occupant.bot_level, occupant.bot_level)} bot"
                              if occupant.occupant == BOT else f"{occupant.occupant} seat")
-                    self.fail(at, "bot", f"a {level} bot's move at seat {seat}, which no {level} bot "
-                              "plays", f"a {level} bot", found)
+                    name = _bot_name(level)
+                    self.fail(at, "bot", f"a {name} bot's move at seat {seat}, which no {name} bot "
+                              "plays", f"a {name} bot", found)
             if e.request_id != f"bot-{at}":
                 self.fail(at, "bot", "a bot's move is appended by the server's bot loop under the "
                           "request id bot-<sequence>", f"bot-{at}", e.request_id or "(none)")
@@ -777,14 +841,14 @@ class _Replay:
             return                                     # not its turn: the legality check says so
         self.counts["bot"] += 1
         try:
-            chosen = bots.choose(bot.level, seat_view(state, seat), bot.seed)
+            chosen = bots.choose(level, seat_view(state, seat), bot.seed)
         except Exception as err:                       # noqa: BLE001 - a failing bot is a finding
-            self.fail(at, "bot", f"the {level} bot fails on this position with seed {bot.seed}: "
-                      f"{type(err).__name__}: {err}", text.action(action, seat), "an error")
+            self.fail(at, "bot", f"the {_bot_name(level)} bot fails on this position with seed "
+                      f"{bot.seed}: {type(err).__name__}: {err}", text.action(action, seat), "an error")
             return
         if type(chosen) is not type(action) or tuple(chosen) != tuple(action):
-            self.fail(at, "bot", f"the {level} bot of seat {seat} with seed {bot.seed} does not "
-                      "make this move from its seat's view", text.action(chosen, seat),
+            self.fail(at, "bot", f"the {_bot_name(level)} bot of seat {seat} with seed {bot.seed} "
+                      "does not make this move from its seat's view", text.action(chosen, seat),
                       text.action(action, seat))
 
     def _compare(self, group: list[Entry], produced: list[epb.TableEvent]) -> None:
@@ -845,6 +909,11 @@ def _next_deal(group: list[Entry], decks: dict) -> NextDeal:
                 return NextDeal(tuple(deck), g.event.deal_started.salt)
             break
     return _PLACEHOLDER_DEAL
+
+
+def _bot_name(level: int) -> str:
+    """A bot level's name in a finding ("level 7" for an unknown level)."""
+    return BOT_LEVEL_NAMES.get(level) or f"level {level}"
 
 
 def _takeover_level(state: TableState) -> int:

@@ -43,7 +43,7 @@ def _rank_mask(rank: int) -> int:
     return sum(1 << (s * 8 + rank) for s in SUITS)
 
 
-def _runs(byte: int) -> list[tuple[int, int]]:
+def _runs(byte: int) -> tuple[tuple[int, int], ...]:
     """Maximal runs of set bits in a suit's byte: (lowest rank, length)."""
     runs, rank = [], 0
     while rank < 8:
@@ -54,7 +54,12 @@ def _runs(byte: int) -> list[tuple[int, int]]:
             runs.append((start, rank - start))
         else:
             rank += 1
-    return runs
+    return tuple(runs)
+
+
+# Looked up for each hand whenever a contract settles: computed once, by rank and by suit byte.
+_RANK_MASKS = tuple(_rank_mask(rank) for rank in RANKS)
+_RUNS = tuple(_runs(byte) for byte in range(256))
 
 
 def classic_announcements(hand: int) -> list[Announcement]:
@@ -62,12 +67,12 @@ def classic_announcements(hand: int) -> list[Announcement]:
     found = []
     rest = hand
     for rank in (JACK, NINE, ACE, TEN, KING, QUEEN):
-        m = _rank_mask(rank)
+        m = _RANK_MASKS[rank]
         if hand & m == m:
             found.append(Announcement(CARRE, -1, rank, 4, CLASSIC_CARRE_POINTS[rank], m))
             rest &= ~m
     for suit in SUITS:
-        for low, length in _runs(rest >> (8 * suit) & 0xFF):
+        for low, length in _RUNS[rest >> (8 * suit) & 0xFF]:
             if length >= 3:
                 kind, points = (TIERCE, 20) if length == 3 else (CINQUANTE, 50) if length == 4 else (CENT, 100)
                 cards = ((1 << length) - 1) << (8 * suit + low)
@@ -108,14 +113,14 @@ def enhanced_options(hand: int, capot_available: bool) -> list[Announcement]:
         count = byte.bit_count()
         if count >= 5:
             options.append(Announcement(COULEUR, suit, -1, count, 50, byte << (8 * suit)))
-        for low, length in _runs(byte):
+        for low, length in _RUNS[byte]:
             if length >= 5:
                 cards = ((1 << length) - 1) << (8 * suit + low)
                 options.append(Announcement(QUINTE_FLUSH, suit, low + length - 1, length, 150, cards))
         if count == 8:
             options.append(Announcement(CHELEM_COULEUR, suit, -1, 8, 200, byte << (8 * suit)))
     for rank in RANKS:
-        m = _rank_mask(rank)
+        m = _RANK_MASKS[rank]
         if hand & m == m:
             options.append(Announcement(CARRE, -1, rank, 4, 100, m))
     if capot_available:

@@ -259,13 +259,13 @@ class Game:
 
     def apply(self, seat: int, action: Action) -> list:
         """Take ``action`` for ``seat`` (checked first); return what happened."""
-        declared = self._check(seat, action)
+        if isinstance(action, Play):             # the most common action: see play_card
+            return self.play_card(seat, action.card)
+        declared = self._check(seat, action)     # raises for anything but a Bid or a Declare
         if isinstance(action, Bid):
             return self._call(action.contract)
-        if isinstance(action, Declare):
-            self.declared[seat] = declared
-            return []
-        return self._play_card(action.card)
+        self.declared[seat] = declared
+        return []
 
     def _call(self, call: int) -> list:
         auction = self.auction
@@ -278,11 +278,20 @@ class Game:
             return [passed]
         return [self._settle(auction.best_seat, auction.best, auction.forced)]
 
-    def _play_card(self, card: int) -> list:
+    def play_card(self, seat: int, card: int) -> list:
+        """``apply(seat, Play(card))``, for callers that play many cards (the review replays every
+        card of a log): a legal card is recognised on the legal-cards mask alone, and anything
+        else goes through ``_check``, which raises naming the rule broken."""
         play = self.play
-        calls_before, tricks_before = len(play.belote_calls), play.trick_number
+        if (self.phase != PLAYING or seat != play.turn or not 0 <= card < 32
+                or not (play.legal_cards() >> card) & 1):
+            self._check(seat, Play(card))        # raises: not this seat's turn, or not legal
+        calls = play.belote_calls
+        calls_before, tricks_before = len(calls), play.trick_number
         play.play(card)
-        out: list = [BeloteCalled(*c) for c in play.belote_calls[calls_before:]]
+        if len(calls) == calls_before and play.trick_number == tricks_before:
+            return []                            # most cards: no belote call, the trick goes on
+        out: list = [BeloteCalled(*c) for c in calls[calls_before:]]
         if play.trick_number != tricks_before:
             leader, cards, winner, points = play.tricks[-1]
             out.append(TrickWon(play.trick_number, winner, points, leader, cards))
