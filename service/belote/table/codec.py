@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from belote.rules import announcements as ann
 from belote.rules.actions import Bid, Declare, Play
 from belote.rules.auction import PASS
@@ -33,6 +35,26 @@ def card_from_pb(card: cpb.Card, field: str = "card") -> int:
 
 def cards_to_pb(cards) -> list[cpb.Card]:
     return [card_to_pb(c) for c in cards]
+
+
+@functools.cache
+def _card_entries(message_type, field: str) -> tuple[bytes, ...]:
+    """Each card's wire bytes as one element of the repeated Card ``field`` of ``message_type``
+    (protobuf appends repeated elements when wire bytes are merged)."""
+    entries = []
+    for card in range(32):
+        one = message_type()
+        getattr(one, field).append(card_to_pb(card))
+        entries.append(one.SerializeToString())
+    return tuple(entries)
+
+
+def add_cards(message, field: str, cards) -> None:
+    """Append ``cards`` to ``message``'s repeated Card ``field``, merged from cached wire bytes:
+    ten times faster than a Card message per card, for the decks of every deal (the review
+    rebuilds them all)."""
+    entries = _card_entries(type(message), field)
+    message.MergeFromString(b"".join([entries[c] for c in cards]))
 
 
 def contract_to_pb(contract: int) -> int:

@@ -24,6 +24,7 @@ from belote.rules.scoring import DealScore
 from belote.v1 import events_pb2 as epb
 
 from .codec import (
+    add_cards,
     announcement_to_pb,
     bid_to_pb,
     card_to_pb,
@@ -297,8 +298,9 @@ def _deal(game, next_deal: NextDeal) -> list[epb.TableEvent]:
     """DealStarted for the next deal (and, with bidding=none, its contract at once)."""
     deck = list(next_deal.deck)
     outcomes = game.start_deal(deck)
-    started = epb.DealStarted(deal_number=game.deal_number, dealer=game.dealer, deck=cards_to_pb(deck),
+    started = epb.DealStarted(deal_number=game.deal_number, dealer=game.dealer,
                               salt=next_deal.salt, deck_commitment=deck_commitment(deck, next_deal.salt))
+    add_cards(started, "deck", deck)
     if game.turned_card >= 0:
         started.turned_card.CopyFrom(card_to_pb(game.turned_card))
     return [_ev(deal_started=started)] + outcome_events(game, outcomes, None, next_deal)
@@ -354,7 +356,7 @@ def outcome_events(game, outcomes, deal_started: epb.DealStarted | None,
                 taker=o.taker, contract=contract_to_pb(o.contract), forced=o.forced)))
         elif isinstance(o, AllPassed):
             events.append(_ev(all_passed=epb.AllPassed(deal_number=o.deal_number)))
-            events.append(_reveal(deal_started))
+            events.append(_reveal(deal_started, game.deck))
             events += _deal(game, next_deal)
         elif isinstance(o, TrickWon):
             events.append(_ev(trick_won=epb.TrickWon(trick_number=o.number, winner=o.winner,
@@ -367,7 +369,7 @@ def outcome_events(game, outcomes, deal_started: epb.DealStarted | None,
                 announcements=shown, scoring_team=o.scoring_team)))
         elif isinstance(o, DealScore):
             events.append(_ev(deal_scored=deal_scored_to_pb(o, game.deal_number, game.totals)))
-            events.append(_reveal(deal_started))
+            events.append(_reveal(deal_started, game.deck))
             if game.phase == "dealing":
                 events += _deal(game, next_deal)
         elif isinstance(o, GameOver):
@@ -378,9 +380,12 @@ def outcome_events(game, outcomes, deal_started: epb.DealStarted | None,
     return events
 
 
-def _reveal(deal_started: epb.DealStarted) -> epb.TableEvent:
-    return _ev(deck_revealed=epb.DeckRevealed(deal_number=deal_started.deal_number,
-                                              deck=deal_started.deck, salt=deal_started.salt))
+def _reveal(deal_started: epb.DealStarted, deck: list[int]) -> epb.TableEvent:
+    """The deck and salt of the deal that ended (``deck``: the game's, the same cards as
+    ``deal_started.deck``)."""
+    revealed = epb.DeckRevealed(deal_number=deal_started.deal_number, salt=deal_started.salt)
+    add_cards(revealed, "deck", deck)
+    return _ev(deck_revealed=revealed)
 
 
 __all__ = [
