@@ -89,3 +89,18 @@ def test_serve_refuses_a_busy_port(server, tmp_path):
     run = belote("serve", "--listen", server.address, "--store", f"sqlite:///{tmp_path}/b.db")
     assert run.returncode == 2
     assert f"cannot listen on {server.address}" in run.stderr
+
+
+def test_load_plays_tables_of_thinking_players_and_reports(server_factory):
+    server = server_factory()
+    run = belote("load", "--target", server.address, "--tables", "2", "--duration", "2",
+                 "--think-ms", "40", "--server-pid", str(server.proc.pid))
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0] == "tables: 2, 2 s, players think 20-60 ms per action"
+    cards = float(re.fullmatch(r"cards played: ([\d.]+)/s", lines[1]).group(1))
+    # Two tables of players thinking 40 ms on average play at most 2 / 0.02 cards a second.
+    assert 5 < cards < 100
+    assert re.fullmatch(r"act latency: p50 [\d.]+ ms, p99 [\d.]+ ms \(\d+ acts\)", lines[2])
+    assert lines[4] == "errors: 0"
+    assert re.fullmatch(r"server: cpu \d+% of a core, rss \d+ KB", lines[5])

@@ -631,3 +631,14 @@ async def test_leases_taken_at_once_through_many_stores_never_exceed_the_limit(s
             assert await s.count_leases("spectators", T0) == 12
     finally:
         await asyncio.gather(*(s.close() for s in stores[1:]))
+
+
+async def test_stop_waits_ends_every_wait_now_and_later_ones_at_once(store):
+    await append(store, "t", 0, b"x", request_id="a")
+    waiter = asyncio.create_task(store.wait_for_append("t", 1, timeout=30))
+    await asyncio.sleep(0.05)
+    assert not waiter.done()
+    store.stop_waits()
+    async with asyncio.timeout(0.5):
+        assert await waiter == 1
+        assert await store.wait_for_append("t", 1, timeout=30) == 1

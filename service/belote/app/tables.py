@@ -76,7 +76,7 @@ MAX_NAME = 64
 MAX_DISPLAY_NAME = 32
 CACHE_TABLES = 4096
 RETRIES = 8
-WATCH_POLL_S = 0.5
+WATCH_POLL_S = 30.0    # a watch stream re-checks its table this often with no append in between
 TAIL_EVENTS = 64
 DISCONNECT_GRACE_S = 60.0
 STARTING_CHIPS = 1000
@@ -268,6 +268,7 @@ class TableApp:
 
     def shutdown(self) -> None:
         self._closing.set()
+        self.store.stop_waits()          # open watch streams end now: their clients move on
 
     # Tokens: derived from the store's secret so a retried request gets the same one back;
     # prefixed by the table id so a token of another table is told apart from an unknown one.
@@ -362,11 +363,14 @@ class TableApp:
                 event.sequence = i
                 event.time.FromMicroseconds(now_us)
                 evolve(new_state, event)
+            index = _index_entry(new_state)
+            if state.exists and index == _index_entry(state):
+                index = None                    # most cards change nothing the lobby lists
             started = time.perf_counter()
             try:
                 result = await self.store.append(
                     table_id, state.version, [NewEvent(event_type(e), encode_body(e)) for e in events],
-                    request_id=request_id, recorded_at_us=now_us, index=_index_entry(new_state))
+                    request_id=request_id, recorded_at_us=now_us, index=index)
             except VersionConflict:
                 metrics.APPEND_CONFLICTS.inc()
                 if expected_version is not None:

@@ -52,6 +52,7 @@ class BareService(tgrpc.TableServiceServicer):
     async def JoinTable(self, request, context):
         table = self.tables[request.table_id]
         table.seated += 1
+        await table.append(seat_joined=epb.SeatJoined(seat=request.seat, display_name=request.display_name))
         if table.seated == 4:
             await table.append(deal_started=epb.DealStarted(deal_number=1, dealer=0))
         return pb.JoinTableResponse(seat=request.seat, seat_token=f"t:{request.seat}")

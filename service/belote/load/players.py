@@ -1,9 +1,14 @@
 """Scripted tables: four seats, one connection each, each watching its stream and acting on its
-turn (its last legal action: a take rather than a pass). Measures Act latency, stream lag and cards played."""
+turn (its last legal action: a take rather than a pass). Measures Act latency, stream lag and cards played.
+
+A seat acts the moment it is its turn (``think_s`` 0: a closed loop that saturates the server,
+for throughput) or after thinking like a player, a uniform 0.5 to 1.5 times ``think_s`` (for
+latencies at a given number of tables: a saturated closed loop measures only its own queue)."""
 
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -39,7 +44,9 @@ def _rid() -> str:
 
 
 class Seat:
-    def __init__(self, target: str, table_id: str, seat: int, stats: LoadStats, stop: asyncio.Event):
+    def __init__(self, target: str, table_id: str, seat: int, stats: LoadStats, stop: asyncio.Event,
+                 think_s: float = 0.0):
+        self.think_s, self.rng = think_s, random.Random(f"{table_id}/{seat}")
         self.channel = grpc.aio.insecure_channel(target)
         self.stub = tgrpc.TableServiceStub(self.channel)
         self.table_id, self.seat, self.stats, self.stop = table_id, seat, stats, stop
@@ -98,6 +105,8 @@ class Seat:
             self.turn_changed.clear()
             if self.to_act != self.seat:
                 continue
+            if self.think_s:
+                await asyncio.sleep(self.think_s * self.rng.uniform(0.5, 1.5))
             try:
                 legal = await self.stub.GetLegalActions(
                     pb.GetLegalActionsRequest(table_id=self.table_id), metadata=self.auth)
@@ -116,7 +125,7 @@ class Seat:
 
 
 async def run_tables(target: str, tables: int, duration: float, preset: str = "classic",
-                     warmup: float = 1.0) -> LoadStats:
+                     warmup: float = 1.0, think_s: float = 0.0) -> LoadStats:
     """``tables`` tables of four scripted seats for ``duration`` seconds (after a warm-up)."""
     stats = LoadStats()
     stop = asyncio.Event()
@@ -127,7 +136,7 @@ async def run_tables(target: str, tables: int, duration: float, preset: str = "c
             created = await stub.CreateTable(pb.CreateTableRequest(
                 preset=preset, options={"target": "100000"}, request_id=_rid()))
             ids.append(created.table_id)
-    seats = [Seat(target, table_id, s, stats, stop) for table_id in ids for s in range(4)]
+    seats = [Seat(target, table_id, s, stats, stop, think_s) for table_id in ids for s in range(4)]
     for i in range(0, len(seats), 64):
         await asyncio.gather(*(s.join() for s in seats[i:i + 64]))
     measuring = {"on": False, "since": 0.0}

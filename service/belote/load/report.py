@@ -16,6 +16,7 @@ from .players import run_tables
 class LoadReport:
     tables: int
     seconds: float
+    think_s: float
     cards_per_s: float
     acts: int
     act_p50_ms: float
@@ -31,7 +32,9 @@ class LoadReport:
         cpu = "n/a" if self.server_cpu_percent is None else f"{self.server_cpu_percent:.0f}% of a core"
         rss = "n/a" if self.server_rss_kb is None else f"{self.server_rss_kb} KB"
         return [
-            f"tables: {self.tables}, {self.seconds:.0f} s",
+            f"tables: {self.tables}, {self.seconds:.0f} s, "
+            + (f"players think {self.think_s * 500:.0f}-{self.think_s * 1500:.0f} ms per action"
+               if self.think_s else "no think time (a saturating closed loop)"),
             f"cards played: {self.cards_per_s:.1f}/s",
             f"act latency: p50 {self.act_p50_ms:.1f} ms, p99 {self.act_p99_ms:.1f} ms ({self.acts} acts)",
             (f"stream lag (appended -> all four seats): p50 {self.lag_p50_ms:.1f} ms, "
@@ -58,11 +61,12 @@ def _percentile(values: list[float], q: int) -> float:
     return statistics.quantiles(values, n=100)[q - 1] * 1000
 
 
-def run_load(target: str, tables: int, duration: float, server_pid: int | None = None) -> LoadReport:
+def run_load(target: str, tables: int, duration: float, server_pid: int | None = None,
+             think_s: float = 0.0) -> LoadReport:
     proc = server_process(target, server_pid)
     cpu_before = proc.cpu_times() if proc else None
     started = time.perf_counter()
-    stats = asyncio.run(run_tables(target, tables, duration))
+    stats = asyncio.run(run_tables(target, tables, duration, think_s=think_s))
     elapsed = time.perf_counter() - started
     cpu = None
     if proc:
@@ -70,7 +74,7 @@ def run_load(target: str, tables: int, duration: float, server_pid: int | None =
         cpu = 100 * ((after.user + after.system) - (cpu_before.user + cpu_before.system)) / elapsed
     lags = stats.stream_lags()
     return LoadReport(
-        tables=tables, seconds=duration, cards_per_s=stats.cards / duration, acts=len(stats.act_latencies),
+        tables=tables, seconds=duration, think_s=think_s, cards_per_s=stats.cards / duration, acts=len(stats.act_latencies),
         act_p50_ms=_percentile(stats.act_latencies, 50), act_p99_ms=_percentile(stats.act_latencies, 99),
         lag_p50_ms=_percentile(lags, 50), lag_p99_ms=_percentile(lags, 99),
         errors=stats.errors, error_kinds=dict(stats.error_kinds),
@@ -83,12 +87,15 @@ def add_commands(subparsers, env) -> None:
                       help="HOST:PORT of the server (env BELOTE_TARGET)")
     load.add_argument("--tables", type=int, default=50, help="tables of four scripted seats (default 50)")
     load.add_argument("--duration", type=float, default=10.0, help="seconds measured (default 10)")
+    load.add_argument("--think-ms", type=float, default=0.0,
+                      help="mean think time of a player before each action, uniform from half to "
+                           "one and a half of it (default 0: act at once, saturating the server)")
     load.add_argument("--server-pid", type=int, default=None,
                       help="the server's pid for CPU/RSS (default: whoever listens on the port here)")
     load.set_defaults(run=_cmd_load)
 
 
 def _cmd_load(args) -> int:
-    report = run_load(args.target, args.tables, args.duration, args.server_pid)
+    report = run_load(args.target, args.tables, args.duration, args.server_pid, args.think_ms / 1000)
     print("\n".join(report.lines()))
     return 0 if report.errors == 0 else 1

@@ -160,6 +160,11 @@ class EventStore(abc.ABC):
         """How many of ``scope``'s leases run past ``now_us``."""
 
     @abc.abstractmethod
+    def stop_waits(self) -> None:
+        """Make every wait_for_append return now with the version it knows, and later ones at
+        once: a server shutting down ends its watch streams so, and their clients move on."""
+
+    @abc.abstractmethod
     async def ping(self) -> None:
         """Raise StoreUnavailable if the store is unusable."""
 

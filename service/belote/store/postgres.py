@@ -394,6 +394,7 @@ class PostgresEventStore(EventStore):
         self._pool_args = {"min_size": pool_min_size, "max_size": pool_max_size,
                            "timeout": pool_timeout}
         self._closed = False
+        self._stopping = False          # stop_waits was called
         self._down = False  # an outage was seen: fail fast until _recover reconnects
         self._down_reason = ""
         self._pool: psycopg_pool.AsyncConnectionPool | None = None
@@ -613,6 +614,10 @@ class PostgresEventStore(EventStore):
         if signal is not None:
             signal.version = version
             signal.set()
+
+    def stop_waits(self) -> None:
+        self._stopping = True
+        self._wake_all()
 
     def _wake_all(self) -> None:
         for table_id in list(self._signals.keys()):
@@ -834,7 +839,7 @@ class PostgresEventStore(EventStore):
             if signal is None:
                 signal = self._signals[table_id] = _Signal()
             version = await self.version(table_id)  # also starts the pool and the listener
-            if version > after_sequence:
+            if version > after_sequence or self._stopping:
                 return version
             wait = self.poll_interval  # the safety net, should a notification be lost
             if deadline is not None:

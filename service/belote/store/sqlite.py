@@ -202,6 +202,7 @@ class SqliteEventStore(EventStore):
             weakref.WeakValueDictionary())
         self._waiting: dict[str, int] = {}      # table -> waiters, for the shared poller
         self._known: dict[str, int] = {}        # table -> version the waiters last read
+        self._stopping = False                  # stop_waits was called
         self._poller: asyncio.Task | None = None
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="store-sqlite-writer")
         self._wconn: sqlite3.Connection | None = None
@@ -437,24 +438,33 @@ class SqliteEventStore(EventStore):
                     signal = self._signals[table_id] = asyncio.Event()
                 if self._closed:
                     raise StoreUnavailable("the store is closed")
-                if not read:   # once; after that, whoever wakes us says the new version
+                # Once, unless other waiters keep the table's version known already: after
+                # that, whoever wakes us says the new version.
+                if not read and table_id not in self._known:
                     version = await self.version(table_id)
+                    # max: an append may have woken us with a newer version meanwhile.
                     self._known[table_id] = max(self._known.get(table_id, 0), version)
-                    read = True
+                read = True
                 version = self._known[table_id]
-                if version > after_sequence:
+                if version > after_sequence or self._stopping:
                     return version
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
                     return version
                 # Woken by our own appends at once, by other processes' via the poller.
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(signal.wait(), remaining)
+                    async with asyncio.timeout(remaining):
+                        await signal.wait()
         finally:
             self._waiting[table_id] -= 1
             if not self._waiting[table_id]:
                 del self._waiting[table_id]
                 self._known.pop(table_id, None)
+
+    def stop_waits(self) -> None:
+        self._stopping = True
+        for table_id in list(self._signals.keys()):
+            self._wake(table_id)
 
     def _start_poller(self) -> None:
         if self._poller is None or self._poller.done():
