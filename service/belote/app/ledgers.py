@@ -23,6 +23,7 @@ the same chips.
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -231,6 +232,8 @@ class Ledgers:
         for _ in range(RETRIES):
             version, value = await self._read(log_id, fold, initial)
             events = build(value)
+            if inspect.isawaitable(events):          # a build that must look elsewhere first
+                events = await events
             if not events:
                 return
             try:
@@ -260,9 +263,7 @@ class Ledgers:
         chips held for other tables is short of it. The append carries the ledger's expected
         version, so two holds of one player (two tables, two replicas) are counted one after
         the other. Holds found over (the table says so) are released in the same append."""
-        log_id = player_log(player_id)
-        for _ in range(RETRIES):
-            version, purse = await self._read(log_id, _fold_purse, Purse)
+        async def build(purse: Purse) -> list:
             others = [h for t, h in purse.holds.items() if t != hold.table_id]
             over = [h for h in others if not await still_held(h)]
             balance = self.starting_chips if purse.balance is None else purse.balance
@@ -271,23 +272,15 @@ class Ledgers:
                 raise NotEnoughChips(balance, held)
             mine = purse.holds.get(hold.table_id)
             if not over and mine and (mine.game_number, mine.amount) == (hold.game_number, hold.amount):
-                return                                  # held already (a retried request)
-            events = [lpb.LedgerEvent(stake_released=lpb.StakeReleased(
-                player_id=player_id, table_id=h.table_id, game_number=h.game_number)) for h in over]
-            events.append(lpb.LedgerEvent(stake_held=lpb.StakeHeld(
-                player_id=player_id, table_id=hold.table_id, game_number=hold.game_number,
-                amount=hold.amount, held_at_us=hold.held_at_us)))
-            try:
-                await self.store.append(
-                    log_id, version,
-                    [NewEvent(e.WhichOneof("body"), e.SerializeToString(deterministic=True))
-                     for e in events],
-                    request_id=f"hold#{hold.table_id}#{hold.game_number}#{version}",
-                    recorded_at_us=self.clock())
-                return
-            except VersionConflict:
-                continue
-        raise VersionConflict(-1, -1)
+                return []                               # held already (a retried request)
+            return [*(lpb.LedgerEvent(stake_released=lpb.StakeReleased(
+                player_id=player_id, table_id=h.table_id, game_number=h.game_number)) for h in over),
+                lpb.LedgerEvent(stake_held=lpb.StakeHeld(
+                    player_id=player_id, table_id=hold.table_id, game_number=hold.game_number,
+                    amount=hold.amount, held_at_us=hold.held_at_us))]
+        # The hold's own time in its request id: holding again after a release writes again.
+        await self._append(player_log(player_id), f"hold#{hold.table_id}#{hold.game_number}#"
+                           f"{hold.held_at_us}", _fold_purse, Purse, build)
 
     async def release_stake(self, player_id: str, table_id: str, game_number: int) -> None:
         """End a hold that will not be paid (nothing if there is none)."""

@@ -569,7 +569,7 @@ class TableApp:
             if not state.exists or state.closed:
                 return False
             if state.game_number < hold.game_number:
-                return any(s.player_id == player and s.occupant == HUMAN for s in state.seats)
+                return _seats_player(state, player)
             if state.game_number == hold.game_number:
                 return any(state.seats[i].player_id == player for i in state.paying_seats)
             return False
@@ -579,8 +579,7 @@ class TableApp:
         """A hold whose seat was refused, or left, before its game: released at once (rather
         than counted until HOLD_PENDING_S)."""
         state = await self._load(table_id)
-        if state.game_number < game and any(
-                s.player_id == player and s.occupant == HUMAN for s in state.seats):
+        if state.game_number < game and _seats_player(state, player):
             return
         with contextlib.suppress(StoreError):
             await self.ledgers.release_stake(player, table_id, game)
@@ -857,6 +856,11 @@ def logged_event(stored) -> epb.LoggedEvent:
                           prev_hash=stored.prev_hash, hash=stored.hash, event=decode_stored(stored))
     out.time.FromMicroseconds(stored.recorded_at_us)
     return out
+
+
+def _seats_player(state: TableState, player: str) -> bool:
+    """Whether ``player`` holds a seat of the table itself (not left to a takeover bot)."""
+    return any(s.player_id == player and s.occupant == HUMAN for s in state.seats)
 
 
 def _index_entry(state: TableState) -> TableIndexEntry:
