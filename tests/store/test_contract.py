@@ -642,3 +642,24 @@ async def test_stop_waits_ends_every_wait_now_and_later_ones_at_once(store):
     async with asyncio.timeout(0.5):
         assert await waiter == 1
         assert await store.wait_for_append("t", 1, timeout=30) == 1
+
+
+async def test_appends_made_at_once_each_get_their_own_outcome(store):
+    # However a backend groups concurrent appends (SQLite commits them together), a conflict or
+    # a retried request concerns its own append alone.
+    await append(store, "busy", 0, b"first", request_id="first")
+    results = await asyncio.gather(
+        *(append(store, f"t{i}", 0, f"p{i}".encode(), request_id=f"r{i}") for i in range(5)),
+        append(store, "busy", 0, b"stale", request_id="stale"),          # expected 0, is at 1
+        append(store, "busy", 1, b"second", request_id="second"),
+        append(store, "busy", 0, b"again", request_id="first"),          # a retry of "first"
+        return_exceptions=True)
+    for i in range(5):
+        assert [e.payload for e in results[i].events] == [f"p{i}".encode()]
+        assert results[i].duplicate is False
+    assert isinstance(results[5], VersionConflict)
+    assert [(e.sequence, e.payload) for e in results[6].events] == [(2, b"second")]
+    assert results[7].duplicate is True and [e.payload for e in results[7].events] == [b"first"]
+    assert [e.payload for e in await store.read("busy")] == [b"first", b"second"]
+    for i in range(5):
+        assert [e.payload for e in await store.read(f"t{i}")] == [f"p{i}".encode()]

@@ -67,7 +67,7 @@ def _wrap(handler, full_method: str):
     return handler  # streaming requests (reflection): served, not measured
 
 
-def _begin(request, labels) -> None:
+def _begin(request) -> None:
     """Start the RPC's log context; the app adds the caller's seat to it."""
     structlog.contextvars.clear_contextvars()
     request_id = getattr(request, "request_id", "")
@@ -77,37 +77,55 @@ def _begin(request, labels) -> None:
         request_id=hashlib.sha256(request_id.encode()).hexdigest()[:16] if request_id else None)
 
 
-def _end(labels, code: str, started: float) -> None:
-    elapsed = time.perf_counter() - started
-    metrics.GRPC_HANDLED.labels(*labels, code).inc()
-    metrics.GRPC_HANDLING.labels(*labels).observe(elapsed)
-    log.info("rpc", method=labels[2], code=code, duration_ms=round(elapsed * 1000, 3))
-    structlog.contextvars.clear_contextvars()
+class _MethodMetrics:
+    """One method's children of the grpc_server_* metrics, looked up once rather than per call."""
+
+    def __init__(self, labels: tuple[str, str, str]) -> None:
+        self.labels, self.method = labels, labels[2]
+        self.started = metrics.GRPC_STARTED.labels(*labels)
+        self.received = metrics.GRPC_MSG_RECEIVED.labels(*labels)
+        self.sent = metrics.GRPC_MSG_SENT.labels(*labels)
+        self.handling = metrics.GRPC_HANDLING.labels(*labels)
+        self._handled: dict[str, object] = {}
+
+    def begin(self, request) -> float:
+        _begin(request)
+        self.started.inc()
+        self.received.inc()
+        return time.perf_counter()
+
+    def end(self, code: str, started: float) -> None:
+        elapsed = time.perf_counter() - started
+        handled = self._handled.get(code)
+        if handled is None:
+            handled = self._handled[code] = metrics.GRPC_HANDLED.labels(*self.labels, code)
+        handled.inc()
+        self.handling.observe(elapsed)
+        log.info("rpc", method=self.method, code=code, duration_ms=round(elapsed * 1000, 3))
+        structlog.contextvars.clear_contextvars()
 
 
 def _unary(behavior, labels):
+    measured = _MethodMetrics(labels)
+
     async def call(request, context):
-        _begin(request, labels)
-        metrics.GRPC_STARTED.labels(*labels).inc()
-        metrics.GRPC_MSG_RECEIVED.labels(*labels).inc()
-        started, failed = time.perf_counter(), None
+        started, failed = measured.begin(request), None
         try:
             return await behavior(request, context)
         except BaseException as exc:
             failed = exc
             raise
         finally:
-            _end(labels, _code_name(context, failed), started)
+            measured.end(_code_name(context, failed), started)
     return call
 
 
 def _server_stream(behavior, labels):
+    measured = _MethodMetrics(labels)
+
     async def call(request, context):
-        _begin(request, labels)
-        metrics.GRPC_STARTED.labels(*labels).inc()
-        metrics.GRPC_MSG_RECEIVED.labels(*labels).inc()
-        sent = metrics.GRPC_MSG_SENT.labels(*labels)
-        started, failed = time.perf_counter(), None
+        started, failed = measured.begin(request), None
+        sent = measured.sent
         try:
             async for message in behavior(request, context):
                 sent.inc()
@@ -116,5 +134,5 @@ def _server_stream(behavior, labels):
             failed = exc
             raise
         finally:
-            _end(labels, _code_name(context, failed), started)
+            measured.end(_code_name(context, failed), started)
     return call

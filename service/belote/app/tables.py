@@ -76,7 +76,6 @@ MAX_NAME = 64
 MAX_DISPLAY_NAME = 32
 CACHE_TABLES = 4096
 RETRIES = 8
-WATCH_POLL_S = 30.0    # a watch stream re-checks its table this often with no append in between
 TAIL_EVENTS = 64
 DISCONNECT_GRACE_S = 60.0
 STARTING_CHIPS = 1000
@@ -361,6 +360,7 @@ class TableApp:
             now_us = self.clock() if at_us is None else at_us
             for i, event in enumerate(events, start=state.version + 1):
                 event.sequence = i
+                event.table_id = table_id
                 event.time.FromMicroseconds(now_us)
                 evolve(new_state, event)
             index = _index_entry(new_state)
@@ -380,8 +380,12 @@ class TableApp:
             except StoreUnavailable as e:
                 raise err.AppError(err.UNAVAILABLE, "STORE_UNAVAILABLE", "the store cannot be reached") from e
             metrics.STORE_APPEND_SECONDS.observe(time.perf_counter() - started)
-            stored = [decode_stored(s) for s in result.events]
-            if not result.duplicate:
+            if result.duplicate:
+                stored = [decode_stored(s) for s in result.events]
+            else:
+                # As the store will give them back (the envelope is complete). No await before
+                # the tail is extended: the watchers the append woke read it next.
+                stored = events
                 self._remember(new_state)
                 self._tails.setdefault(table_id, deque(maxlen=TAIL_EVENTS)).extend(stored)
                 self._appended(table_id, stored)
@@ -699,7 +703,9 @@ class TableApp:
                         seen = event.sequence
                         if seen >= first:
                             yield shown
-                upto = await self.store.wait_for_append(req.table_id, seen, timeout=WATCH_POLL_S)
+                # No timeout: appends wake it (other processes' through the store's poller), and
+                # so does the shutdown (store.stop_waits).
+                upto = await self.store.wait_for_append(req.table_id, seen, timeout=None)
         finally:
             metrics.WATCH_STREAMS.dec()
             if place is not None:

@@ -17,10 +17,12 @@ import asyncio
 import contextlib
 import secrets
 import sqlite3
+import threading
 import time
 import weakref
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -185,6 +187,66 @@ def _select_head(c: sqlite3.Connection, table_id: str) -> tuple[int, bytes]:
     return (row[0], row[1]) if row else (0, GENESIS_HASH)
 
 
+@dataclass(frozen=True)
+class _PendingAppend:
+    """One caller's append, queued for the writer's next commit."""
+    table_id: str
+    expected: int
+    events: tuple[NewEvent, ...]
+    request_id: str
+    recorded_at_us: int
+    index: TableIndexEntry | None
+    done: asyncio.Future
+
+
+def _append_one(c: sqlite3.Connection, p: _PendingAppend) -> AppendResult:
+    """One append inside the writer's open transaction (see EventStore.append)."""
+    row = c.execute("SELECT first_sequence, last_sequence FROM requests"
+                    " WHERE table_id = ? AND request_id = ?", (p.table_id, p.request_id)).fetchone()
+    if row is not None:
+        first, last = row
+        return AppendResult(tuple(_select_events(c, p.table_id, first - 1, last - first + 1)), True)
+    version, prev_hash = _select_head(c, p.table_id)
+    if version != p.expected:
+        raise VersionConflict(p.expected, version)
+    stored = []
+    for seq, e in enumerate(p.events, start=p.expected + 1):
+        payload = bytes(e.payload)
+        h = event_hash(prev_hash, p.table_id, seq, e.type, e.schema_version,
+                       p.request_id, p.recorded_at_us, payload)
+        stored.append(StoredEvent(p.table_id, seq, e.type, e.schema_version, payload,
+                                  p.request_id, p.recorded_at_us, prev_hash, h))
+        prev_hash = h
+    try:
+        c.executemany(f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
+                      [(s.table_id, s.sequence, s.type, s.schema_version, s.payload,
+                        s.request_id, s.recorded_at_us, s.prev_hash, s.hash) for s in stored])
+        c.execute("INSERT INTO requests (table_id, request_id, first_sequence, last_sequence)"
+                  " VALUES (?, ?, ?, ?)", (p.table_id, p.request_id, p.expected + 1, stored[-1].sequence))
+    except sqlite3.IntegrityError:
+        # A constraint caught a writer that slipped past the version check
+        # (e.g. another process): same meaning as a stale expected_version.
+        raise VersionConflict(p.expected, _select_version(c, p.table_id)) from None
+    if p.index is not None:
+        c.execute(
+            "INSERT INTO table_index (table_id, status, listed, summary, created_at_us,"
+            " updated_at_us) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (table_id) DO UPDATE SET"
+            " status = excluded.status, listed = excluded.listed,"
+            " summary = excluded.summary, updated_at_us = excluded.updated_at_us",
+            (p.table_id, p.index.status, bool(p.index.listed), bytes(p.index.summary),
+             p.recorded_at_us, p.recorded_at_us))
+    return AppendResult(tuple(stored), False)
+
+
+def _settle(outcomes: list[tuple[_PendingAppend, AppendResult | BaseException]]) -> None:
+    """On the event loop: each caller gets its append's result or error."""
+    for pending, outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            pending.done.set_exception(outcome)
+        else:
+            pending.done.set_result(outcome)
+
+
 class SqliteEventStore(EventStore):
     def __init__(self, path: str | Path, *, poll_interval: float = 0.5):
         """Open (creating the file and its directory if needed) and migrate.
@@ -205,6 +267,8 @@ class SqliteEventStore(EventStore):
         self._stopping = False                  # stop_waits was called
         self._poller: asyncio.Task | None = None
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="store-sqlite-writer")
+        self._queue_lock = threading.Lock()     # appends waiting for the writer's next commit
+        self._queued: list[_PendingAppend] = []
         self._wconn: sqlite3.Connection | None = None
         self._rconn: sqlite3.Connection | None = None
         try:
@@ -220,30 +284,31 @@ class SqliteEventStore(EventStore):
 
     # --- plumbing ---------------------------------------------------------
 
-    async def _run(self, executor: ThreadPoolExecutor, fn: Callable[..., T], *args: Any) -> T:
+    @contextlib.contextmanager
+    def _database_errors(self):
+        """StoreUnavailable for the database's state (locked, I/O error, disk full, corrupt...);
+        our own bugs (ProgrammingError, InterfaceError) go through as they are."""
         if self._closed:
             raise StoreUnavailable("the store is closed")
         try:
-            return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
+            yield
         except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
-            raise  # our bug, not the database's state
-        except sqlite3.DatabaseError as e:  # locked, I/O error, disk full, corrupt...
+            raise
+        except sqlite3.DatabaseError as e:
             raise StoreUnavailable(f"sqlite: {e}") from e
+
+    async def _run(self, executor: ThreadPoolExecutor, fn: Callable[..., T], *args: Any) -> T:
+        with self._database_errors():
+            return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
 
     async def _read(self, fn: Callable[..., T], *args: Any) -> T:
         """Reads run right here, on the event loop's thread: an indexed read of a WAL file takes
         microseconds and never waits for the writer, far less than a hop to a thread and back."""
-        if self._closed:
-            raise StoreUnavailable("the store is closed")
-        try:
+        with self._database_errors():
             return fn(*args)
-        except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
-            raise  # our bug, not the database's state
-        except sqlite3.DatabaseError as e:
-            raise StoreUnavailable(f"sqlite: {e}") from e
 
     def _wake(self, table_id: str, version: int = 0) -> None:
-        if table_id in self._waiting:
+        if table_id in self._waiting or table_id in self._known:
             self._known[table_id] = max(self._known.get(table_id, 0), version)
         signal = self._signals.pop(table_id, None)
         if signal is not None:
@@ -275,64 +340,61 @@ class SqliteEventStore(EventStore):
         if not request_id:
             raise ValueError("request_id must not be empty")
         loop = asyncio.get_running_loop()
-        return await self._run(self._writer, self._append_sync, loop, table_id, expected_version,
-                               tuple(events), request_id, recorded_at_us, index)
+        pending = _PendingAppend(table_id, expected_version, tuple(events), request_id,
+                                 recorded_at_us, index, loop.create_future())
+        with self._database_errors():
+            with self._queue_lock:
+                self._queued.append(pending)
+                first_in = len(self._queued) == 1
+            if first_in:                # else the commit already on its way takes this one too
+                self._writer.submit(self._commit_queued, loop)
+            try:
+                result = await asyncio.shield(pending.done)
+            except asyncio.CancelledError:
+                # The commit goes on without us: its waiters must still wake.
+                pending.done.add_done_callback(self._on_commit_of(table_id))
+                raise
+        # Woken from here, as the caller resumes: it is the same task step, so the caller's
+        # bookkeeping (the app's tail of recent events) is done before any waiter runs.
+        self._woken_by(table_id, result)
+        return result
 
-    def _append_sync(self, loop: asyncio.AbstractEventLoop, table_id: str, expected: int,
-                     events: tuple[NewEvent, ...], request_id: str, recorded_at_us: int,
-                     index: TableIndexEntry | None) -> AppendResult:
+    def _woken_by(self, table_id: str, result: AppendResult) -> None:
+        if not result.duplicate:
+            self._wake(table_id, result.events[-1].sequence)
+
+    def _on_commit_of(self, table_id: str) -> Callable[[asyncio.Future], None]:
+        def woken(done: asyncio.Future) -> None:
+            if not done.cancelled() and done.exception() is None:
+                self._woken_by(table_id, done.result())
+        return woken
+
+    def _commit_queued(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Group commit, on the writer's thread: every append queued by now in one transaction,
+        each in a savepoint of its own (a conflict or a refused row undoes that append alone).
+        A commit is most of an append's cost, and busy tables queue many at once."""
+        with self._queue_lock:
+            batch, self._queued = self._queued, []
         c = self._wconn
-        # IMMEDIATE takes the write lock now, so the reads below cannot go stale.
-        c.execute("BEGIN IMMEDIATE")
+        outcomes: list[tuple[_PendingAppend, AppendResult | BaseException]] = []
         try:
-            row = c.execute(
-                "SELECT first_sequence, last_sequence FROM requests"
-                " WHERE table_id = ? AND request_id = ?", (table_id, request_id)).fetchone()
-            if row is not None:
-                first, last = row
-                earlier = _select_events(c, table_id, first - 1, last - first + 1)
-                c.execute("ROLLBACK")  # nothing written
-                return AppendResult(tuple(earlier), True)
-            version, prev_hash = _select_head(c, table_id)
-            if version != expected:
-                raise VersionConflict(expected, version)
-            stored = []
-            for seq, e in enumerate(events, start=expected + 1):
-                payload = bytes(e.payload)
-                h = event_hash(prev_hash, table_id, seq, e.type, e.schema_version,
-                               request_id, recorded_at_us, payload)
-                stored.append(StoredEvent(table_id, seq, e.type, e.schema_version, payload,
-                                          request_id, recorded_at_us, prev_hash, h))
-                prev_hash = h
-            c.executemany(f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
-                          [(s.table_id, s.sequence, s.type, s.schema_version, s.payload,
-                            s.request_id, s.recorded_at_us, s.prev_hash, s.hash) for s in stored])
-            c.execute(
-                "INSERT INTO requests (table_id, request_id, first_sequence, last_sequence)"
-                " VALUES (?, ?, ?, ?)", (table_id, request_id, expected + 1, stored[-1].sequence))
-            if index is not None:
-                c.execute(
-                    "INSERT INTO table_index (table_id, status, listed, summary, created_at_us,"
-                    " updated_at_us) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (table_id) DO UPDATE SET"
-                    " status = excluded.status, listed = excluded.listed,"
-                    " summary = excluded.summary, updated_at_us = excluded.updated_at_us",
-                    (table_id, index.status, bool(index.listed), bytes(index.summary),
-                     recorded_at_us, recorded_at_us))
+            # IMMEDIATE takes the write lock now, so the reads below cannot go stale.
+            c.execute("BEGIN IMMEDIATE")
+            for pending in batch:
+                c.execute("SAVEPOINT one_append")
+                try:
+                    outcome = _append_one(c, pending)
+                except BaseException as e:   # noqa: BLE001 - handed to its caller
+                    c.execute("ROLLBACK TO one_append")
+                    outcome = e
+                c.execute("RELEASE one_append")
+                outcomes.append((pending, outcome))
             c.execute("COMMIT")
-        except sqlite3.IntegrityError:
-            # A constraint caught a writer that slipped past the version check
-            # (e.g. another process): same meaning as a stale expected_version.
+        except BaseException as e:           # noqa: BLE001 - nothing was written
             if c.in_transaction:
                 c.execute("ROLLBACK")
-            raise VersionConflict(expected, _select_version(c, table_id)) from None
-        except BaseException:
-            if c.in_transaction:
-                c.execute("ROLLBACK")
-            raise
-        # Wake waiters from here, not from the awaiting coroutine: the commit
-        # happened even if that coroutine gets cancelled meanwhile.
-        loop.call_soon_threadsafe(self._wake, table_id, stored[-1].sequence)
-        return AppendResult(tuple(stored), False)
+            outcomes = [(pending, e) for pending in batch]
+        loop.call_soon_threadsafe(_settle, outcomes)
 
     async def read(self, table_id: str, after_sequence: int = 0,
                    limit: int | None = None) -> list[StoredEvent]:
@@ -452,14 +514,18 @@ class SqliteEventStore(EventStore):
                 if remaining is not None and remaining <= 0:
                     return version
                 # Woken by our own appends at once, by other processes' via the poller.
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(remaining):
-                        await signal.wait()
+                if remaining is None:
+                    await signal.wait()
+                else:
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(remaining):
+                            await signal.wait()
         finally:
             self._waiting[table_id] -= 1
             if not self._waiting[table_id]:
+                # The known version stays until the poller's next round: a table's watchers
+                # leave and come back between any two events, and need not read it again.
                 del self._waiting[table_id]
-                self._known.pop(table_id, None)
 
     def stop_waits(self) -> None:
         self._stopping = True
@@ -475,6 +541,7 @@ class SqliteEventStore(EventStore):
         tables another process appended to. Ends when nobody waits."""
         while self._waiting and not self._closed:
             await asyncio.sleep(self.poll_interval)
+            self._forget_unwaited()
             tables = list(self._waiting)
             try:
                 versions = await self._read(_select_versions, self._rconn, tables)
@@ -483,6 +550,13 @@ class SqliteEventStore(EventStore):
             for table_id in tables:
                 if versions.get(table_id, 0) > self._known.get(table_id, 0):
                     self._wake(table_id, versions[table_id])
+
+        self._forget_unwaited()
+
+    def _forget_unwaited(self) -> None:
+        """Versions are known only while waited on: the poller follows waited tables alone."""
+        for table_id in [t for t in self._known if t not in self._waiting]:
+            del self._known[table_id]
 
     async def ping(self) -> None:
         await self._read(lambda: self._rconn.execute("SELECT 1").fetchone())
