@@ -14,6 +14,7 @@ import base64
 import functools
 import hashlib
 import hmac
+import itertools
 import os
 import re
 import secrets
@@ -315,9 +316,10 @@ class TableApp:
         the store."""
         tail = self._tails.get(table_id)
         if upto is not None and tail and tail[0].sequence <= seen + 1 and tail[-1].sequence >= upto:
-            picked = [e for e in tail if seen < e.sequence <= upto]
-            if len(picked) == upto - seen:       # no gap: another process did not write between
-                return picked
+            start = seen + 1 - tail[0].sequence
+            picked = list(itertools.islice(tail, start, start + upto - seen))
+            if len(picked) == upto - seen and picked[0].sequence == seen + 1 and picked[-1].sequence == upto:
+                return picked        # no gap: another process did not write in between
         return [decode_stored(s) for s in await self.store.read(table_id, after_sequence=seen)]
 
     async def _existing(self, table_id: str) -> TableState:
@@ -337,14 +339,18 @@ class TableApp:
         state the caller just loaded, used for the first try (a conflict reloads). ``at_us``: the
         time a timed command was decided at, stamped on its events, so the log shows the very
         time its deadline was judged by (a vote just in time stays in time)."""
+        lost_a_race = False      # an append of ours met a newer log: the table changed meanwhile
         for attempt in range(RETRIES):
-            state = loaded if attempt == 0 and loaded is not None else await self._load(table_id)
+            state, cached = (loaded, True) if attempt == 0 and loaded is not None \
+                else (await self._load(table_id), False)
             try:
                 if expected_version is not None and state.version != expected_version:
                     raise Refused("VERSION_CONFLICT", f"the table is at version {state.version}, "
                                                       f"not {expected_version}")
                 events = build(state)
             except (Refused, IllegalAction) as e:
+                if cached and (await self._load(table_id)).version != state.version:
+                    continue             # judged on a state the log has moved past: judge again
                 earlier = await self.store.request_events(table_id, request_id)
                 if earlier is not None:
                     return [decode_stored(s) for s in earlier], await self._load(table_id)
@@ -352,7 +358,7 @@ class TableApp:
                     raise err.aborted(e.message) from None
                 if e.reason in _REFUSAL_CODES:
                     raise err.AppError(_REFUSAL_CODES[e.reason], e.reason, e.message) from None
-                if attempt > 0:
+                if lost_a_race:
                     raise err.aborted(f"the table changed while your request was handled: {e.message}",
                                       "CONFLICT_" + e.reason) from None
                 raise err.refused(e.reason, e.message) from None
@@ -363,15 +369,18 @@ class TableApp:
                 event.table_id = table_id
                 event.time.FromMicroseconds(now_us)
                 evolve(new_state, event)
-            index = _index_entry(new_state)
-            if state.exists and index == _index_entry(state):
-                index = None                    # most cards change nothing the lobby lists
+            # Most cards change nothing the lobby lists.
+            index = _index_entry(new_state) if not state.exists or \
+                _index_key(new_state) != _index_key(state) else None
             started = time.perf_counter()
             try:
                 result = await self.store.append(
                     table_id, state.version, [NewEvent(event_type(e), encode_body(e)) for e in events],
                     request_id=request_id, recorded_at_us=now_us, index=index)
             except VersionConflict:
+                # A cached state may have been behind before the command came: only a fresh
+                # one shows that the table changed while the command was handled.
+                lost_a_race = lost_a_race or not cached
                 metrics.APPEND_CONFLICTS.inc()
                 if expected_version is not None:
                     raise err.aborted("the table changed: your expected_version is stale") from None
@@ -622,13 +631,32 @@ class TableApp:
             await self._release_stake_unless_seated(req.table_id, player, state.game_number + 1)
         return tpb.LeaveTableResponse(table=table_view(state, seat))
 
+    async def _cached_seat(self, table_id: str, token: str | None) -> tuple[TableState, int]:
+        """The table and the caller's seat, from this process's cached state when that shows the
+        caller seated, else from the log. For commands only: a cached state may be behind the
+        log, and the append's expected version is what tells (a conflict reloads it)."""
+        state = self._states.get(table_id)
+        if state is not None and token:
+            seat = state.seat_of_token_hash(_sha256(token))
+            if seat is not None and state.seats[seat].occupant == HUMAN:
+                structlog.contextvars.bind_contextvars(seat=seat)
+                return state, seat
+        state = await self._existing(table_id)
+        return state, await self._seated(state, token)
+
     async def _seated(self, state: TableState, token: str | None) -> int:
         """The caller's seat, which it must still hold (not left to a takeover bot)."""
         seat = await self._seat_of(state, token)
-        if state.seats[seat].occupant != HUMAN:
-            raise err.denied("SEAT_LEFT", "you left this seat and a bot plays it: "
-                                          "call JoinTable with your seat token to take it back")
+        _check_still_human(state, seat)
         return seat
+
+    @staticmethod
+    def _check_seat_still_yours(state: TableState, seat: int, token: str) -> None:
+        """A command retried on a newer state than it was authorized on: the seat must not have
+        changed hands meanwhile."""
+        if state.seat_of_token_hash(_sha256(token)) != seat:
+            raise err.denied("NOT_YOUR_SEAT", "this token does not hold a seat at this table")
+        _check_still_human(state, seat)
 
     async def get_legal_actions(self, req: tpb.GetLegalActionsRequest,
                                 token: str | None) -> tpb.GetLegalActionsResponse:
@@ -646,12 +674,15 @@ class TableApp:
             action = action_from_pb(req.action)
         except BadMessage as e:
             raise err.invalid(e.field, str(e)) from None
-        state = await self._existing(req.table_id)
-        seat = await self._seated(state, token)
+        state, seat = await self._cached_seat(req.table_id, token)
         expected = req.expected_version if req.HasField("expected_version") else None
-        events, _ = await self._execute(
-            req.table_id, key,
-            lambda s: decide(s, Act(seat, action), self._next_deal()), expected, loaded=state)
+
+        def build(s: TableState) -> list[epb.TableEvent]:
+            if s is not state:
+                self._check_seat_still_yours(s, seat, token)
+            return decide(s, Act(seat, action), self._next_deal())
+
+        events, _ = await self._execute(req.table_id, key, build, expected, loaded=state)
         redactor = await self._redactor_before(state, seat, events[0].sequence)
         return tpb.ActResponse(version=events[-1].sequence, events=[redactor.see(e) for e in events])
 
@@ -867,6 +898,17 @@ def logged_event(stored) -> epb.LoggedEvent:
 def _seats_player(state: TableState, player: str) -> bool:
     """Whether ``player`` holds a seat of the table itself (not left to a takeover bot)."""
     return any(s.player_id == player and s.occupant == HUMAN for s in state.seats)
+
+
+def _check_still_human(state: TableState, seat: int) -> None:
+    if state.seats[seat].occupant != HUMAN:
+        raise err.denied("SEAT_LEFT", "you left this seat and a bot plays it: "
+                                      "call JoinTable with your seat token to take it back")
+
+
+def _index_key(state: TableState) -> tuple:
+    """What of a table its lobby entry shows that can change (the rest is fixed at creation)."""
+    return state.status, state.closed, len(state.free_seats())
 
 
 def _index_entry(state: TableState) -> TableIndexEntry:

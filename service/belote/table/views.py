@@ -45,15 +45,20 @@ class Redactor:
     def __init__(self, viewer: int):
         self.viewer = viewer
         self.bidding = "two_rounds"
-        self.deck: list[int] = []
+        self._deal: epb.DealStarted | None = None     # the current deal, its deck read when needed
         self.eldest = 0
 
     def prime(self, state: TableState) -> None:
         """Start mid-log: take the rules and the current deal from a folded state."""
         self.bidding = state.rules.bidding
         if state.deal_started is not None:
-            self.deck = [card_from_pb(c) for c in state.deal_started.deck]
+            self._deal = state.deal_started
             self.eldest = (state.deal_started.dealer + 1) & 3
+
+    @property
+    def deck(self) -> list[int]:
+        # Most events hide nothing: the deck is decoded only for the few that show a hand.
+        return [card_from_pb(c) for c in self._deal.deck] if self._deal is not None else []
 
     def see(self, event: epb.TableEvent) -> epb.TableEvent:
         """The event as the viewer sees it (a copy when anything is hidden or added)."""
@@ -61,7 +66,7 @@ class Redactor:
         if kind == "table_created":
             self.bidding = event.table_created.options.get("bidding", "two_rounds")
         elif kind == "deal_started":
-            self.deck = [card_from_pb(c) for c in event.deal_started.deck]
+            self._deal = event.deal_started
             self.eldest = (event.deal_started.dealer + 1) & 3
         if self.viewer == REVIEWER or kind not in _HIDES:
             return event
@@ -71,12 +76,13 @@ class Redactor:
         return shown
 
     def _hand_now(self, taker: int | None) -> list[int]:
+        deck = self.deck
         if self.bidding == "none":
-            return cards_of(deal_all_eight(self.deck, self.eldest)[self.viewer])
-        five = deal_first_five(self.deck, self.eldest)
+            return cards_of(deal_all_eight(deck, self.eldest)[self.viewer])
+        five = deal_first_five(deck, self.eldest)
         if taker is None:
             return cards_of(five[self.viewer])
-        return cards_of(complete_hands(self.deck, self.eldest, taker, five)[self.viewer])
+        return cards_of(complete_hands(deck, self.eldest, taker, five)[self.viewer])
 
     def _table_created(self, body: epb.TableCreated) -> None:
         body.ClearField("password_hash")
