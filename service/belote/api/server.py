@@ -21,7 +21,7 @@ from grpc_reflection.v1alpha import reflection
 
 from belote.v1 import table_service_pb2, table_service_pb2_grpc
 
-from .interceptors import MetricsInterceptor
+from .measured import MeasuredServer
 from .servicer import TableServicer
 
 SERVICE_NAME = table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
@@ -75,8 +75,7 @@ async def start(listen: str, app, *, store_check_s: float = STORE_CHECK_S) -> Ru
     host, _ = split_address(listen)
     # grpc sets SO_REUSEPORT by default: a second server on a busy port would start and silently
     # share it. One port, one server.
-    server = grpc.aio.server(interceptors=[MetricsInterceptor()],
-                             options=[("grpc.so_reuseport", 0)])
+    server = MeasuredServer(grpc.aio.server(options=[("grpc.so_reuseport", 0)]))
     table_service_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(app), server)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)

@@ -35,14 +35,52 @@ def _code_name(context: grpc.aio.ServicerContext, failed: BaseException | None) 
 _BY_NUMBER = {c.value[0]: c.name for c in grpc.StatusCode}
 
 
-class MetricsInterceptor(grpc.aio.ServerInterceptor):
-    def __init__(self) -> None:
-        self._wrapped: dict[str, grpc.RpcMethodHandler | None] = {}   # per method, built once
+class MeasuredServer(grpc.aio.Server):
+    """The server as the ``add_*_to_server`` functions see it: each handler they register is
+    measured before grpc gets it. (A grpc.aio.ServerInterceptor does the same at a cost: a
+    coroutine per call before the handler runs, and no registered-method fast path, about 8 %
+    of a card's CPU in the load bench.)"""
 
-    async def intercept_service(self, continuation, details: grpc.HandlerCallDetails):
-        wrapped = self._wrapped.get(details.method)
+    def __init__(self, server: grpc.aio.Server) -> None:
+        self.server = server
+
+    def add_generic_rpc_handlers(self, generic_rpc_handlers) -> None:
+        self.server.add_generic_rpc_handlers(tuple(_Measured(h) for h in generic_rpc_handlers))
+
+    def add_registered_method_handlers(self, service_name: str, method_handlers: dict) -> None:
+        self.server.add_registered_method_handlers(
+            service_name, {method: _wrap(handler, f"/{service_name}/{method}")
+                           for method, handler in method_handlers.items()})
+
+    # The rest of grpc.aio.Server, as the server does it.
+    def add_insecure_port(self, address: str) -> int:
+        return self.server.add_insecure_port(address)
+
+    def add_secure_port(self, address: str, server_credentials) -> int:
+        return self.server.add_secure_port(address, server_credentials)
+
+    async def start(self) -> None:
+        await self.server.start()
+
+    async def stop(self, grace: float | None) -> None:
+        await self.server.stop(grace)
+
+    async def wait_for_termination(self, timeout: float | None = None) -> bool:
+        return await self.server.wait_for_termination(timeout)
+
+
+class _Measured(grpc.GenericRpcHandler):
+    """A generic handler whose method handlers are measured (each wrapped once per method)."""
+
+    def __init__(self, handler: grpc.GenericRpcHandler) -> None:
+        self._handler = handler
+        self._wrapped: dict[str, grpc.RpcMethodHandler | None] = {}
+
+    def service(self, handler_call_details: grpc.HandlerCallDetails):
+        method = handler_call_details.method
+        wrapped = self._wrapped.get(method)
         if wrapped is None:
-            wrapped = self._wrapped[details.method] = _wrap(await continuation(details), details.method)
+            wrapped = self._wrapped[method] = _wrap(self._handler.service(handler_call_details), method)
         return wrapped
 
 
