@@ -94,12 +94,14 @@ def _wrap(handler, full_method: str):
             _unary(handler.unary_unary, labels),
             request_deserializer=handler.request_deserializer,
             response_serializer=handler.response_serializer)
-    # Streams written with context.write() (health's Watch) are left as they are: a wrapper
-    # of another kind would change how grpc drives them.
-    if handler.unary_stream and inspect.isasyncgenfunction(handler.unary_stream):
+    if handler.unary_stream:
         labels = ("server_stream", service, method)
+        # A stream handler is an async generator or a coroutine writing with context.write()
+        # (ours, health's Watch): each keeps its kind, for grpc drives the two differently.
+        measure = _server_stream if inspect.isasyncgenfunction(handler.unary_stream) \
+            else _server_stream_written
         return grpc.unary_stream_rpc_method_handler(
-            _server_stream(handler.unary_stream, labels),
+            measure(handler.unary_stream, labels),
             request_deserializer=handler.request_deserializer,
             response_serializer=handler.response_serializer)
     return handler  # streaming requests (reflection): served, not measured
@@ -174,3 +176,32 @@ def _server_stream(behavior, labels):
         finally:
             measured.end(_code_name(context, failed), started)
     return call
+
+
+def _server_stream_written(behavior, labels):
+    measured = _MethodMetrics(labels)
+
+    async def call(request, context):
+        started, failed = measured.begin(request), None
+        try:
+            return await behavior(request, _CountingWrites(context, measured.sent))
+        except BaseException as exc:
+            failed = exc
+            raise
+        finally:
+            measured.end(_code_name(context, failed), started)
+    return call
+
+
+class _CountingWrites:
+    """A servicer context that counts the messages written through it."""
+
+    def __init__(self, context: grpc.aio.ServicerContext, sent) -> None:
+        self._context, self._sent = context, sent
+
+    async def write(self, message) -> None:
+        await self._context.write(message)
+        self._sent.inc()
+
+    def __getattr__(self, name: str):
+        return getattr(self._context, name)

@@ -726,6 +726,7 @@ class TableApp:
             if state.seats[viewer].disconnected_at_us:
                 await self._presence(req.table_id, viewer, Reconnect(viewer))
         upto = None
+        state = None     # what the stream started from: not kept alive while it waits
         try:
             while not self._closing.is_set():
                 if upto is None or upto > seen:
@@ -734,6 +735,7 @@ class TableApp:
                         seen = event.sequence
                         if seen >= first:
                             yield shown
+                    event = shown = None  # nor the last event and its copy
                 # No timeout: appends wake it (other processes' through the store's poller), and
                 # so does the shutdown (store.stop_waits).
                 upto = await self.store.wait_for_append(req.table_id, seen, timeout=None)

@@ -41,6 +41,7 @@ from .chain import GENESIS_HASH, event_hash
 T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5000
+READER_CACHE_KB = 256
 
 
 # --- schema ---------------------------------------------------------------
@@ -121,6 +122,9 @@ def _connect(path: str, *, writer: bool) -> sqlite3.Connection:
         c.execute("PRAGMA synchronous = NORMAL")
         if not writer:
             c.execute("PRAGMA query_only = ON")
+            # Every commit of the writer empties the reader's page cache: a large one buys
+            # nothing (the default is 2 MB).
+            c.execute(f"PRAGMA cache_size = -{READER_CACHE_KB}")
     except BaseException:
         c.close()
         raise
