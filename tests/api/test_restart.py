@@ -4,7 +4,10 @@ tables go on exactly where they were."""
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import subprocess
+import sys
 import time
 
 import grpc
@@ -116,3 +119,38 @@ async def test_sigterm_ends_streams_cleanly_and_exits_0(server_factory, channels
                                        from_sequence=seen[-1].sequence + 1))
     await table.play(rng)
     check_stream(seen + await stream, 0)
+
+
+FLOODED_SIGTERM = """
+import asyncio, os, signal, sys, threading
+from belote.api.server import serve
+
+async def main():
+    loop = asyncio.get_running_loop()
+    served = asyncio.create_task(serve("127.0.0.1:0", sys.argv[1], grace=0.5))
+    await asyncio.sleep(1.5)                        # listening
+
+    def busy_while_threads_queue_work():
+        # The loop is busy; another thread queues many callbacks (as the store's writer does
+        # with its commits), filling asyncio's self-pipe, then the SIGTERM comes.
+        def flood():
+            for _ in range(20_000):
+                loop.call_soon_threadsafe(lambda: None)
+            os.kill(os.getpid(), signal.SIGTERM)
+        thread = threading.Thread(target=flood)
+        thread.start()
+        thread.join()
+
+    loop.call_soon(busy_while_threads_queue_work)
+    print("exit code", await asyncio.wait_for(served, 20), flush=True)
+
+asyncio.run(main())
+"""
+
+
+def test_sigterm_stops_the_server_even_when_its_loop_was_flooded_with_wakeups(tmp_path):
+    proc = subprocess.run([sys.executable, "-c", FLOODED_SIGTERM, f"sqlite:///{tmp_path}/s.db"],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "BELOTE_LOG_LEVEL": "warning"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "exit code 0" in proc.stdout

@@ -11,6 +11,7 @@ import contextlib
 import gc
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import grpc
@@ -152,6 +153,20 @@ def tune_garbage_collection() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
+def on_stop_signals(loop: asyncio.AbstractEventLoop, stop: Callable[[], None]) -> None:
+    """Call ``stop`` on the loop at SIGTERM or SIGINT.
+
+    Not loop.add_signal_handler: asyncio hears of the signal through one byte in its self-pipe,
+    and a loop busy while threads queue thousands of callbacks (the store's commits) lets that
+    pipe fill, and the byte is lost (a server was seen ignoring its SIGTERM so). A Python handler
+    runs in the main thread whatever the pipe holds."""
+    def handler(signum, frame) -> None:
+        loop.call_soon_threadsafe(stop)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, handler)
+
+
 async def serve(listen: str, store_url: str, reviewer_token: str | None = None, *,
                 disconnect_grace: float = 60.0,
                 grace: float = 5.0, metrics_listen: str | None = None) -> int:
@@ -179,9 +194,7 @@ async def serve(listen: str, store_url: str, reviewer_token: str | None = None, 
         print(f"metrics on http://{metrics_address}/metrics", flush=True)
 
     stopping = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stopping.set)
+    on_stop_signals(asyncio.get_running_loop(), stopping.set)
     await stopping.wait()
     log.info("stopping", grace_seconds=grace)
     await running.stop(grace)

@@ -98,7 +98,6 @@ def _measured(start, measure):
         try:
             proc.wait(30)
         except subprocess.TimeoutExpired:
-            # Seen twice after the idle run (4000 streams just cancelled): said, not hidden.
             print("  WARNING: the server did not exit within 30 s of SIGTERM; killed", flush=True)
             proc.kill()
             proc.wait(10)
