@@ -55,7 +55,7 @@ def play_script(actions: int = SCRIPT_ACTIONS, seed: int = 1) -> tuple[Step, lis
         for event in events:
             event.sequence = state.version + 1
             evolve(state, event)
-        return Step(seat, legal, tuple(tuple(r.see(e) for r in redactors) for e in events))
+        return Step(seat, legal, tuple(_shared(tuple(r.see(e) for r in redactors)) for e in events))
 
     created = run(CreateTable(epb.TableCreated(name="bare", preset="classic", options=rules.as_strings())))
     joins = [run(JoinSeat(seat, f"load{seat}", bytes([seat]) * 32)) for seat in range(4)]
@@ -65,6 +65,12 @@ def play_script(actions: int = SCRIPT_ACTIONS, seed: int = 1) -> tuple[Step, lis
         legal = state.game.legal_actions(seat)
         steps.append(run(Act(seat, legal[-1]), seat, tuple(action_to_pb(a) for a in legal)))
     return created, joins, steps
+
+
+def _shared(views: tuple[epb.TableEvent, ...]) -> tuple[epb.TableEvent, ...]:
+    """The four views, one message for the seats that see the same."""
+    by_bytes: dict[bytes, epb.TableEvent] = {}
+    return tuple(by_bytes.setdefault(v.SerializeToString(deterministic=True), v) for v in views)
 
 
 class BareTable:
