@@ -98,10 +98,12 @@ def _wrap(handler, full_method: str):
         labels = ("server_stream", service, method)
         # A stream handler is an async generator or a coroutine writing with context.write()
         # (ours, health's Watch): each keeps its kind, for grpc drives the two differently.
-        measure = _server_stream if inspect.isasyncgenfunction(handler.unary_stream) \
-            else _server_stream_written
+        if inspect.isasyncgenfunction(handler.unary_stream):
+            measured = _server_stream(handler.unary_stream, labels)
+        else:
+            measured = _unary(handler.unary_stream, labels, writes=True)
         return grpc.unary_stream_rpc_method_handler(
-            measure(handler.unary_stream, labels),
+            measured,
             request_deserializer=handler.request_deserializer,
             response_serializer=handler.response_serializer)
     return handler  # streaming requests (reflection): served, not measured
@@ -145,13 +147,15 @@ class _MethodMetrics:
         structlog.contextvars.clear_contextvars()
 
 
-def _unary(behavior, labels):
+def _unary(behavior, labels, *, writes: bool = False):
+    """A handler that returns (a unary call's answer, or None once a stream is written with
+    ``context.write()``: ``writes`` counts those messages)."""
     measured = _MethodMetrics(labels)
 
     async def call(request, context):
         started, failed = measured.begin(request), None
         try:
-            return await behavior(request, context)
+            return await behavior(request, _CountingWrites(context, measured.sent) if writes else context)
         except BaseException as exc:
             failed = exc
             raise
@@ -170,21 +174,6 @@ def _server_stream(behavior, labels):
             async for message in behavior(request, context):
                 sent.inc()
                 yield message
-        except BaseException as exc:
-            failed = exc
-            raise
-        finally:
-            measured.end(_code_name(context, failed), started)
-    return call
-
-
-def _server_stream_written(behavior, labels):
-    measured = _MethodMetrics(labels)
-
-    async def call(request, context):
-        started, failed = measured.begin(request), None
-        try:
-            return await behavior(request, _CountingWrites(context, measured.sent))
         except BaseException as exc:
             failed = exc
             raise
