@@ -2,14 +2,15 @@
 
 - ``load_cards_per_s``: 200 tables of four scripted seats (one connection each) for 15 s, each
   seat acting the moment it is its turn: a closed loop that saturates the server;
-- ``act_vs_bare_grpc_ratio``: the same load against the bare gRPC server (same RPC shapes, no
-  game, no store): our cards/s over its cards/s, measured in the same run;
+- ``act_vs_bare_grpc_ratio``: the same load against the bare gRPC server (the same RPCs
+  carrying the same messages, replayed from memory: no game, no store): our cards/s over its
+  cards/s, measured in the same run;
 - ``load_act_p99_ms``, ``load_stream_lag_p99_ms``: 200 tables again, on a fresh server, with
   seats that think 1 to 3 s before each action as players do (a saturated closed loop measures
   only its own queue: 200 tables / cards per second); the saturated run's p99s are printed too;
 - ``rss_kb_per_table``: the server's RSS growth over 1000 idle-but-open tables (four seats
   joined, four watch streams open each), divided by 1000; ``bare_rss_kb_per_table``, the same for
-  the bare server: what grpc.aio itself costs for four open streams.
+  the bare server (its tables hold their few events, as ours do).
 """
 
 from __future__ import annotations
