@@ -336,7 +336,8 @@ class TableApp:
                        loaded: TableState | None = None,
                        at_us: int | None = None) -> tuple[list[epb.TableEvent], TableState]:
         """Decide and append with optimistic concurrency; re-decide on a conflict. ``loaded``: the
-        state the caller just loaded, used for the first try (a conflict reloads). ``at_us``: the
+        state the caller has, used for the first try; it may be behind the log (a cached one), so
+        a conflict reloads, and so does a refusal if the log has moved past it. ``at_us``: the
         time a timed command was decided at, stamped on its events, so the log shows the very
         time its deadline was judged by (a vote just in time stays in time)."""
         lost_a_race = False      # an append of ours met a newer log: the table changed meanwhile
@@ -650,14 +651,6 @@ class TableApp:
         _check_still_human(state, seat)
         return seat
 
-    @staticmethod
-    def _check_seat_still_yours(state: TableState, seat: int, token: str) -> None:
-        """A command retried on a newer state than it was authorized on: the seat must not have
-        changed hands meanwhile."""
-        if state.seat_of_token_hash(_sha256(token)) != seat:
-            raise err.denied("NOT_YOUR_SEAT", "this token does not hold a seat at this table")
-        _check_still_human(state, seat)
-
     async def get_legal_actions(self, req: tpb.GetLegalActionsRequest,
                                 token: str | None) -> tpb.GetLegalActionsResponse:
         state = await self._existing(req.table_id)
@@ -679,7 +672,7 @@ class TableApp:
 
         def build(s: TableState) -> list[epb.TableEvent]:
             if s is not state:
-                self._check_seat_still_yours(s, seat, token)
+                _check_seat_still_yours(s, seat, token)
             return decide(s, Act(seat, action), self._next_deal())
 
         events, _ = await self._execute(req.table_id, key, build, expected, loaded=state)
@@ -900,6 +893,14 @@ def logged_event(stored) -> epb.LoggedEvent:
 def _seats_player(state: TableState, player: str) -> bool:
     """Whether ``player`` holds a seat of the table itself (not left to a takeover bot)."""
     return any(s.player_id == player and s.occupant == HUMAN for s in state.seats)
+
+
+def _check_seat_still_yours(state: TableState, seat: int, token: str) -> None:
+    """A command retried on a newer state than it was authorized on: the seat must not have
+    changed hands meanwhile."""
+    if state.seat_of_token_hash(_sha256(token)) != seat:
+        raise err.denied("NOT_YOUR_SEAT", "this token does not hold a seat at this table")
+    _check_still_human(state, seat)
 
 
 def _check_still_human(state: TableState, seat: int) -> None:

@@ -2,9 +2,10 @@
 
 Threading: one writer connection owned by a single-thread executor (it runs
 jobs one at a time in submission order, so it serializes appends exactly like
-a lock would, and commits stay off the event loop), and one reader connection
-used right on the event loop's thread (an indexed read of a WAL file takes
-microseconds and never waits for the writer).
+a lock would, and commits stay off the event loop; the appends queued while it
+is busy share its next commit), and one reader connection used right on the
+event loop's thread (an indexed read of a WAL file takes microseconds and never
+waits for the writer).
 
 One process per database file is assumed. Another process writing the same
 file is still safe (BEGIN IMMEDIATE + busy_timeout + the constraints below)
