@@ -134,6 +134,7 @@ async def test_the_seat_of_a_request_is_in_its_log_line_and_no_secret_is(server_
         request_id = rid()
         await table.act(seat, PASS, request_id=request_id)
         await stub.GetTable(pb.GetTableRequest(table_id=table.table_id), metadata=bearer(table.tokens[1]))
+        await stub.ListTables(pb.ListTablesRequest())
     assert proc.terminate() == 0
     import hashlib
     import json
@@ -145,5 +146,10 @@ async def test_the_seat_of_a_request_is_in_its_log_line_and_no_secret_is(server_
     assert act["request_id"] == hashlib.sha256(request_id.encode()).hexdigest()[:16]
     assert act["duration_ms"] >= 0
     assert request_id not in proc.output()
+    # Each RPC's line has its own context, nothing of another's.
+    get = next(line for line in lines if line.get("event") == "rpc" and line.get("method") == "GetTable")
+    assert get["table_id"] == table.table_id and get.get("seat") != seat and get.get("request_id") is None
+    listed = next(line for line in lines if line.get("event") == "rpc" and line.get("method") == "ListTables")
+    assert {"seat", "table_id", "request_id"}.isdisjoint({k for k, v in listed.items() if v is not None})
     started = [line for line in lines if line.get("event") == "game started"]
     assert started and started[0]["table_id"] == table.table_id
