@@ -396,8 +396,9 @@ class SqliteEventStore(EventStore):
                 outcomes.append((pending, outcome))
             c.execute("COMMIT")
         except BaseException as e:           # noqa: BLE001 - nothing was written
-            if c.in_transaction:
-                c.execute("ROLLBACK")
+            with contextlib.suppress(sqlite3.Error):   # the callers must hear of it all the same
+                if c.in_transaction:
+                    c.execute("ROLLBACK")
             outcomes = [(pending, e) for pending in batch]
         loop.call_soon_threadsafe(_settle, outcomes)
 
