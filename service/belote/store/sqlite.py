@@ -246,6 +246,8 @@ def _append_one(c: sqlite3.Connection, p: _PendingAppend) -> AppendResult:
 def _settle(outcomes: list[tuple[_PendingAppend, AppendResult | BaseException]]) -> None:
     """On the event loop: each caller gets its append's result or error."""
     for pending, outcome in outcomes:
+        if pending.done.done():                # cancelled by a closing loop: nobody waits
+            continue
         if isinstance(outcome, BaseException):
             pending.done.set_exception(outcome)
         else:
