@@ -56,3 +56,21 @@ async def test_a_failed_commit_fails_every_append_of_it_and_writes_none(tmp_path
     finally:
         store._wconn = real
         await store.close()
+
+
+async def test_an_append_whose_caller_is_cancelled_still_wakes_the_tables_waiters(tmp_path):
+    # The caller goes away (its RPC is cancelled) once its append is queued: the commit goes on,
+    # and the table's waiters hear of it at once, not at the poller's next round.
+    store = open_store(f"sqlite:///{tmp_path}/s.db")
+    try:
+        waiter = asyncio.create_task(store.wait_for_append("t", 0, timeout=10))
+        await asyncio.sleep(0.05)
+        appending = asyncio.create_task(
+            store.append("t", 0, [NewEvent("e", b"x")], request_id="gone", recorded_at_us=1))
+        await asyncio.sleep(0)               # queued for the writer
+        appending.cancel()
+        async with asyncio.timeout(store.poll_interval / 2):
+            assert await waiter == 1
+        assert [e.request_id for e in await store.read("t")] == ["gone"]
+    finally:
+        await store.close()

@@ -243,17 +243,6 @@ def _append_one(c: sqlite3.Connection, p: _PendingAppend) -> AppendResult:
     return AppendResult(tuple(stored), False)
 
 
-def _settle(outcomes: list[tuple[_PendingAppend, AppendResult | BaseException]]) -> None:
-    """On the event loop: each caller gets its append's result or error."""
-    for pending, outcome in outcomes:
-        if pending.done.done():                # cancelled by a closing loop: nobody waits
-            continue
-        if isinstance(outcome, BaseException):
-            pending.done.set_exception(outcome)
-        else:
-            pending.done.set_result(outcome)
-
-
 class SqliteEventStore(EventStore):
     def __init__(self, path: str | Path, *, poll_interval: float = 0.5):
         """Open (creating the file and its directory if needed) and migrate.
@@ -355,12 +344,7 @@ class SqliteEventStore(EventStore):
                 first_in = len(self._queued) == 1
             if first_in:                # else the commit already on its way takes this one too
                 self._writer.submit(self._commit_queued, loop)
-            try:
-                result = await asyncio.shield(pending.done)
-            except asyncio.CancelledError:
-                # The commit goes on without us: its waiters must still wake.
-                pending.done.add_done_callback(self._on_commit_of(table_id))
-                raise
+            result = await pending.done      # cancelled: the commit goes on (see _settle)
         # Woken from here, as the caller resumes: it is the same task step, so the caller's
         # bookkeeping (the app's tail of recent events) is done before any waiter runs.
         self._woken_by(table_id, result)
@@ -370,11 +354,17 @@ class SqliteEventStore(EventStore):
         if not result.duplicate:
             self._wake(table_id, result.events[-1].sequence)
 
-    def _on_commit_of(self, table_id: str) -> Callable[[asyncio.Future], None]:
-        def woken(done: asyncio.Future) -> None:
-            if not done.cancelled() and done.exception() is None:
-                self._woken_by(table_id, done.result())
-        return woken
+    def _settle(self, outcomes: list[tuple[_PendingAppend, AppendResult | BaseException]]) -> None:
+        """On the event loop: each caller gets its append's result or error. A caller that was
+        cancelled meanwhile is not there to wake its table's waiters: done here for it."""
+        for pending, outcome in outcomes:
+            if pending.done.cancelled():
+                if isinstance(outcome, AppendResult):
+                    self._woken_by(pending.table_id, outcome)
+            elif isinstance(outcome, BaseException):
+                pending.done.set_exception(outcome)
+            else:
+                pending.done.set_result(outcome)
 
     def _commit_queued(self, loop: asyncio.AbstractEventLoop) -> None:
         """Group commit, on the writer's thread: every append queued by now in one transaction,
@@ -402,7 +392,7 @@ class SqliteEventStore(EventStore):
                 if c.in_transaction:
                     c.execute("ROLLBACK")
             outcomes = [(pending, e) for pending in batch]
-        loop.call_soon_threadsafe(_settle, outcomes)
+        loop.call_soon_threadsafe(self._settle, outcomes)
 
     async def read(self, table_id: str, after_sequence: int = 0,
                    limit: int | None = None) -> list[StoredEvent]:
