@@ -663,4 +663,3 @@ async def test_appends_made_at_once_each_get_their_own_outcome(store):
     assert [e.payload for e in await store.read("busy")] == [b"first", b"second"]
     for i in range(5):
         assert [e.payload for e in await store.read(f"t{i}")] == [f"p{i}".encode()]
-
