@@ -55,8 +55,7 @@ class Redactor:
             self._deal = state.deal_started
             self.eldest = (state.deal_started.dealer + 1) & 3
 
-    @property
-    def deck(self) -> list[int]:
+    def _decoded_deck(self) -> list[int]:
         # Most events hide nothing: the deck is decoded only for the few that show a hand.
         return [card_from_pb(c) for c in self._deal.deck] if self._deal is not None else []
 
@@ -76,7 +75,7 @@ class Redactor:
         return shown
 
     def _hand_now(self, taker: int | None) -> list[int]:
-        deck = self.deck
+        deck = self._decoded_deck()
         if self.bidding == "none":
             return cards_of(deal_all_eight(deck, self.eldest)[self.viewer])
         five = deal_first_five(deck, self.eldest)
