@@ -71,6 +71,8 @@ async def test_a_game_against_three_bots(server):
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, app.ready.is_set, what="the first view")
         assert app.seat == 0
+        # The first view may be drawn before the stream's first events reach the log.
+        await until(pilot, lambda: "Table created" in app.screen_text(), what="the log's first lines")
         text = app.screen_text()
         assert f"Table {app.table_id}" in text and "to 1 points" in text
         assert "North: normal bot; East: normal bot; West: normal bot" in text

@@ -29,7 +29,7 @@ def test_the_replay_knows_which_events_move_the_state():
     assert verify.ACTIONS <= verify.COMMANDS and verify.FOLLOWS_ACTION <= verify.DERIVED
     # The fast path moves the state's clock itself, but for the events it folds with evolve:
     # every event an action produces that does not start a turn is one of those.
-    assert state._NOT_A_TURN & verify.DERIVED <= verify.FOLLOWS_ACTION
+    assert state.NOT_A_TURN & verify.DERIVED <= verify.FOLLOWS_ACTION
 
 
 def _state_of(table: state.TableState) -> tuple:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 from belote.table.codec import card_from_pb
+from belote.table.state import NOT_A_TURN
 from belote.v1 import events_pb2 as epb
 from review_helpers import (
     card_in_trick,
@@ -405,7 +406,10 @@ def test_a_changed_chat_text_is_only_caught_by_the_hash_chain(samples):
 def test_a_timer_move_by_a_seat_that_was_not_late_is_caught(samples):
     log = clone(samples.logs["modern"])
     i = next(i for i, m in enumerate(log) if is_timer_move(m))
-    turn_began = log[i - 1].time.ToMicroseconds()
+    # The turn began with the last event that changed whose turn it is: a (dis)connection or a
+    # chat just before the timer move does not.
+    turn_began = next(log[j].time.ToMicroseconds() for j in range(i - 1, -1, -1)
+                      if log[j].type not in NOT_A_TURN)
     set_time(log[i], turn_began + 29 * S)                  # the timer is 30 s
     result = findings(rechain(log))
     (v,) = result.violations

@@ -106,7 +106,7 @@ from belote.table.decide import (
     game_over_events,
     outcome_events,
 )
-from belote.table.state import _NOT_A_TURN, BOT, PLAYING, TableState, evolve
+from belote.table.state import NOT_A_TURN, BOT, PLAYING, TableState, evolve
 from belote.table.views import seat_view
 from belote.v1 import events_pb2 as epb
 
@@ -127,7 +127,7 @@ ACTIONS = frozenset({"bid_made", "announcement_declared", "card_played"})
 MOVES_GAME = frozenset({"bid_made", "announcement_declared", "card_played", "deal_started"})
 # The events an action may produce that change the state's other fields (the rest have no
 # ``evolve`` handler). Every event also moves the state's clock (``evolve``: the last event's
-# time, and the turn's start unless the kind is in state's ``_NOT_A_TURN``): the fast path
+# time, and the turn's start unless the kind is in state's ``NOT_A_TURN``): the fast path
 # does that itself for the others.
 FOLLOWS_ACTION = frozenset({"deal_scored", "game_ended", "table_closed"})
 CHECKS = ("sequence", "envelope", "chain", "hash", "commitment", "reveal", "legal", "derived", "bot")
@@ -713,7 +713,7 @@ class _Replay:
                     state.deal_started = p.deal_started
                 # What evolve does with the time of an event the fast path does not fold.
                 state.last_event_us = at_us
-                if kind not in _NOT_A_TURN:
+                if kind not in NOT_A_TURN:
                     state.turn_since_us = at_us
         except InvalidOptions as err:
             self.fail(seq, "legal", f"the table's options cannot be played: {err}", rule="BAD_OPTIONS")

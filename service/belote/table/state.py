@@ -23,7 +23,7 @@ WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
 REMATCH_VOTE_S = 120          # SPEC §10: every human may vote for a rematch during 2 minutes
 CHAT_BURST, CHAT_WINDOW_S = 5, 10      # at most 5 chat messages per 10 s per author
 # Events after which the seat to act is still the one it was: they do not restart its timer.
-_NOT_A_TURN = frozenset({"chat_posted", "seat_disconnected", "seat_connected", "rematch_voted",
+NOT_A_TURN = frozenset({"chat_posted", "seat_disconnected", "seat_connected", "rematch_voted",
                          "table_closed"})
 
 
@@ -116,7 +116,7 @@ def evolve(state: TableState, event: epb.TableEvent) -> TableState:
     state.version = event.sequence
     now_us = event.time.ToMicroseconds()
     state.last_event_us = now_us
-    if kind not in _NOT_A_TURN:
+    if kind not in NOT_A_TURN:
         state.turn_since_us = now_us
     if kind == "seat_disconnected":
         state.seats[body.seat].disconnected_at_us = now_us or 1
