@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
+import pytest
+
 from belote.store import NewEvent, StoreUnavailable, open_store
 
 
@@ -73,4 +75,99 @@ async def test_an_append_whose_caller_is_cancelled_still_wakes_the_tables_waiter
             assert await waiter == 1
         assert [e.request_id for e in await store.read("t")] == ["gone"]
     finally:
+        await store.close()
+
+
+async def _in_one_commit(store, appends):
+    """Run ``appends`` (coroutines) so that they all queue behind a busy writer: one commit."""
+    import threading
+    release = threading.Event()
+    store._writer.submit(release.wait)            # the writer is busy until released
+    tasks = [asyncio.create_task(a) for a in appends]
+    await asyncio.sleep(0.05)                     # all queued
+    assert len(store._queued) == len(appends)
+    release.set()
+    return await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def test_a_conflict_in_a_commit_writes_nothing_of_it_and_its_retry_is_appended(tmp_path):
+    from belote.store import VersionConflict
+    store = open_store(f"sqlite:///{tmp_path}/s.db")
+    try:
+        results = await _in_one_commit(store, [
+            store.append("t", 0, [NewEvent("e", b"first")], request_id="a", recorded_at_us=1),
+            store.append("t", 0, [NewEvent("e", b"late")], request_id="b", recorded_at_us=1),
+            store.append("t", 0, [NewEvent("e", b"first")], request_id="a", recorded_at_us=1),
+            store.append("u", 0, [NewEvent("e", b"other")], request_id="b", recorded_at_us=1)])
+        assert [e.payload for e in results[0].events] == [b"first"] and not results[0].duplicate
+        assert isinstance(results[1], VersionConflict) and results[1].actual == 1
+        assert results[2].duplicate and results[2].events == results[0].events
+        assert [e.payload for e in results[3].events] == [b"other"]
+        # "b" left no request behind at "t": sent again at the right version, it is appended.
+        again = await store.append("t", 1, [NewEvent("e", b"late")], request_id="b", recorded_at_us=2)
+        assert not again.duplicate and [e.sequence for e in again.events] == [2]
+        assert [e.payload for e in await store.read("t")] == [b"first", b"late"]
+    finally:
+        await store.close()
+
+
+async def test_a_database_error_in_one_append_fails_its_whole_commit(tmp_path):
+    store = open_store(f"sqlite:///{tmp_path}/s.db")
+    real = store._wconn
+
+    class FullForOneTable:
+        """The writer's connection, whose inserts into table "t2" fail as a full disk would."""
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def executemany(self, sql, rows):
+            if rows[0][0] == "t2":
+                raise sqlite3.OperationalError("database or disk is full")
+            return real.executemany(sql, rows)
+
+    store._wconn = FullForOneTable()
+    try:
+        results = await _in_one_commit(store, [
+            store.append(f"t{i}", 0, [NewEvent("e", b"x")], request_id="r", recorded_at_us=1)
+            for i in range(4)])
+        assert all(isinstance(r, StoreUnavailable) and "disk is full" in str(r) for r in results)
+        store._wconn = real
+        for i in range(4):
+            assert await store.read(f"t{i}") == []
+        ok = await store.append("t0", 0, [NewEvent("e", b"x")], request_id="r", recorded_at_us=1)
+        assert not ok.duplicate                  # no request row of the failed commit remains
+    finally:
+        store._wconn = real
+        await store.close()
+
+
+async def test_an_append_the_log_constraints_refuse_is_a_conflict_and_leaves_nothing(tmp_path):
+    # The write lock makes a stale head impossible; were it read stale all the same, the log's
+    # primary key refuses the events, and the append is a conflict that wrote nothing.
+    from belote.store import VersionConflict
+    store = open_store(f"sqlite:///{tmp_path}/s.db")
+    await store.append("t", 0, [NewEvent("e", b"one")], request_id="a", recorded_at_us=1)
+    real = store._wconn
+
+    class StaleHead:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def execute(self, sql, *args):
+            if sql.startswith("SELECT sequence, hash FROM events"):
+                return real.execute("SELECT 0, zeroblob(32) WHERE ?", (1,))
+            return real.execute(sql, *args)
+
+    store._wconn = StaleHead()
+    try:
+        with pytest.raises(VersionConflict) as refused:
+            await store.append("t", 0, [NewEvent("e", b"x"), NewEvent("e", b"y")],
+                               request_id="b", recorded_at_us=2)
+        assert refused.value.actual == 1
+        store._wconn = real
+        assert [e.payload for e in await store.read("t")] == [b"one"]
+        again = await store.append("t", 1, [NewEvent("e", b"two")], request_id="b", recorded_at_us=3)
+        assert not again.duplicate and [e.sequence for e in again.events] == [2]
+    finally:
+        store._wconn = real
         await store.close()

@@ -95,6 +95,13 @@ def _now_us() -> int:
     return time.time_ns() // 1000
 
 
+@functools.lru_cache(maxsize=1024)
+def _action_pb(kind: type, action):
+    """An action's message, built once (a game has a few hundred actions; a response's repeated
+    field copies it). The kind is part of the key: a Bid and a Play may be equal tuples."""
+    return action_to_pb(action)
+
+
 def _sha256(text: str) -> bytes:
     return hashlib.sha256(text.encode()).digest()
 
@@ -659,7 +666,7 @@ class TableApp:
         legal = state.game.legal_actions(seat) if state.status == PLAYING else []
         return tpb.GetLegalActionsResponse(version=state.version, seat=seat,
                                            your_turn=state.to_act() == seat,
-                                           actions=[action_to_pb(a) for a in legal])
+                                           actions=[_action_pb(type(a), a) for a in legal])
 
     async def act(self, req: tpb.ActRequest, token: str | None) -> tpb.ActResponse:
         key = _request_key(req.request_id, token)

@@ -20,7 +20,6 @@ import secrets
 import sqlite3
 import threading
 import time
-import weakref
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -205,15 +204,10 @@ class _PendingAppend:
 
 
 def _append_one(c: sqlite3.Connection, p: _PendingAppend) -> AppendResult:
-    """One append inside the writer's open transaction (see EventStore.append)."""
-    row = c.execute("SELECT first_sequence, last_sequence FROM requests"
-                    " WHERE table_id = ? AND request_id = ?", (p.table_id, p.request_id)).fetchone()
-    if row is not None:
-        first, last = row
-        return AppendResult(tuple(_select_events(c, p.table_id, first - 1, last - first + 1)), True)
+    """One append inside the writer's open transaction (see EventStore.append). A refusal
+    (VersionConflict, ValueError) leaves nothing of it written; any other error concerns the
+    database itself, and fails the whole transaction (see _commit_queued)."""
     version, prev_hash = _select_head(c, p.table_id)
-    if version != p.expected:
-        raise VersionConflict(p.expected, version)
     stored = []
     for seq, e in enumerate(p.events, start=p.expected + 1):
         payload = bytes(e.payload)
@@ -222,16 +216,32 @@ def _append_one(c: sqlite3.Connection, p: _PendingAppend) -> AppendResult:
         stored.append(StoredEvent(p.table_id, seq, e.type, e.schema_version, payload,
                                   p.request_id, p.recorded_at_us, prev_hash, h))
         prev_hash = h
+    # The request's row first: a retry is known by it (whatever the table's version now).
+    if not c.execute("INSERT INTO requests (table_id, request_id, first_sequence, last_sequence)"
+                     " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                     (p.table_id, p.request_id, p.expected + 1, stored[-1].sequence)).rowcount:
+        first, last = c.execute("SELECT first_sequence, last_sequence FROM requests"
+                                " WHERE table_id = ? AND request_id = ?",
+                                (p.table_id, p.request_id)).fetchone()
+        return AppendResult(tuple(_select_events(c, p.table_id, first - 1, last - first + 1)), True)
     try:
-        c.executemany(f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
-                      [(s.table_id, s.sequence, s.type, s.schema_version, s.payload,
-                        s.request_id, s.recorded_at_us, s.prev_hash, s.hash) for s in stored])
-        c.execute("INSERT INTO requests (table_id, request_id, first_sequence, last_sequence)"
-                  " VALUES (?, ?, ?, ?)", (p.table_id, p.request_id, p.expected + 1, stored[-1].sequence))
-    except sqlite3.IntegrityError:
-        # A constraint caught a writer that slipped past the version check
-        # (e.g. another process): same meaning as a stale expected_version.
-        raise VersionConflict(p.expected, _select_version(c, p.table_id)) from None
+        if version != p.expected:
+            raise VersionConflict(p.expected, version)
+        try:
+            c.executemany(f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
+                          [(s.table_id, s.sequence, s.type, s.schema_version, s.payload,
+                            s.request_id, s.recorded_at_us, s.prev_hash, s.hash) for s in stored])
+        except sqlite3.IntegrityError:
+            # A constraint caught a writer that slipped past the version check (the write lock
+            # should make it impossible): same meaning as a stale expected_version.
+            c.execute("DELETE FROM events WHERE table_id = ? AND request_id = ? AND sequence"
+                      " BETWEEN ? AND ?", (p.table_id, p.request_id, p.expected + 1,
+                                           stored[-1].sequence))
+            raise VersionConflict(p.expected, _select_version(c, p.table_id)) from None
+    except VersionConflict:
+        c.execute("DELETE FROM requests WHERE table_id = ? AND request_id = ?",
+                  (p.table_id, p.request_id))
+        raise
     if p.index is not None:
         c.execute(
             "INSERT INTO table_index (table_id, status, listed, summary, created_at_us,"
@@ -255,9 +265,8 @@ class SqliteEventStore(EventStore):
         self._closed = False
         # Per-table wake-up: append pops and sets the table's Event, so every
         # waiter registered before the append is woken and the next one gets a
-        # fresh Event. Weak values: an entry lives only while someone waits.
-        self._signals: weakref.WeakValueDictionary[str, asyncio.Event] = (
-            weakref.WeakValueDictionary())
+        # fresh Event. An entry lives only while someone waits (the last waiter out drops it).
+        self._signals: dict[str, asyncio.Event] = {}
         self._waiting: dict[str, int] = {}      # table -> waiters, for the shared poller
         self._known: dict[str, int] = {}        # table -> version the waiters last read
         self._stopping = False                  # stop_waits was called
@@ -367,9 +376,11 @@ class SqliteEventStore(EventStore):
                 pending.done.set_result(outcome)
 
     def _commit_queued(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Group commit, on the writer's thread: every append queued by now in one transaction,
-        each in a savepoint of its own (a conflict or a refused row undoes that append alone).
-        A commit is most of an append's cost, and busy tables queue many at once."""
+        """Group commit, on the writer's thread: every append queued by now in one transaction.
+        A refused append (a conflict) writes nothing and concerns its caller alone; a database
+        error fails them all, and writes none. A commit is most of an append's cost, and busy
+        tables queue many at once; each append is three statements (no savepoints: the GIL is
+        taken again after each, and the event loop's thread waits for it)."""
         with self._queue_lock:
             batch, self._queued = self._queued, []
         c = self._wconn
@@ -378,13 +389,10 @@ class SqliteEventStore(EventStore):
             # IMMEDIATE takes the write lock now, so the reads below cannot go stale.
             c.execute("BEGIN IMMEDIATE")
             for pending in batch:
-                c.execute("SAVEPOINT one_append")
                 try:
                     outcome = _append_one(c, pending)
-                except BaseException as e:   # noqa: BLE001 - handed to its caller
-                    c.execute("ROLLBACK TO one_append")
+                except (VersionConflict, ValueError) as e:   # refused, nothing written
                     outcome = e
-                c.execute("RELEASE one_append")
                 outcomes.append((pending, outcome))
             c.execute("COMMIT")
         except BaseException as e:           # noqa: BLE001 - nothing was written
@@ -524,6 +532,7 @@ class SqliteEventStore(EventStore):
                 # The known version stays until the poller's next round: a table's watchers
                 # leave and come back between any two events, and need not read it again.
                 del self._waiting[table_id]
+                self._signals.pop(table_id, None)
 
     def stop_waits(self) -> None:
         self._stopping = True
