@@ -393,3 +393,27 @@ def test_play_card_accepts_exactly_the_cards_check_accepts(preset):
             game.start_deal(deck)
         else:
             game.apply(game.to_act(), rng.choice(game.legal_actions()))
+
+
+def test_a_copied_deal_holds_every_field_and_plays_on_without_touching_the_original():
+    """Searches play on copies: a copy has every field of the deal, and what is played on it
+    (cards, tricks, points, belote) leaves the original as it was."""
+    from belote.rules.play import CardPlay
+    rng = random.Random(7)
+    game = Game(rules_for("classic"))
+    while game.play is None or game.play.trick_number < 3:
+        if game.phase == "dealing":
+            deck = list(range(32))
+            rng.shuffle(deck)
+            game.start_deal(deck)
+        else:
+            game.apply(game.to_act(), rng.choice(game.legal_actions()))
+    play = game.play
+    copied = play.copy()
+    assert all(getattr(copied, f) == getattr(play, f) for f in CardPlay.__slots__)
+    before = {f: repr(getattr(play, f)) for f in CardPlay.__slots__}
+    while not copied.over:
+        legal = copied.legal_cards()
+        copied.play((legal & -legal).bit_length() - 1)
+    assert {f: repr(getattr(play, f)) for f in CardPlay.__slots__} == before
+    assert copied.trick_number == 8 and play.trick_number == 3

@@ -54,17 +54,18 @@ class CardPlay:
         self._belote_cards = belote_cards(self.hands, contract)
 
     def copy(self) -> CardPlay:
+        # One tuple assignment, not a loop of setattr: searches copy a deal per position tried.
         new = CardPlay.__new__(CardPlay)
-        for name in CardPlay.__slots__:
-            setattr(new, name, getattr(self, name))
-        new.hands = self.hands[:]
-        new.trick = self.trick[:]
-        new.trick_points = self.trick_points[:]
-        new.tricks_won = self.tricks_won[:]
-        new.tricks = self.tricks[:]
-        new.belote_points = self.belote_points[:]
-        new.belote_calls = self.belote_calls[:]
-        new._belote_first = dict(self._belote_first)
+        (new.hands, new.contract, new.taker, new.table, new.trump_mask, new.order, new.points,
+         new.higher, new.rule, new.undertrump_required, new.leader, new.turn, new.trick,
+         new.best_card, new.best_seat, new.led_mask, new.trick_number, new.trick_points,
+         new.tricks_won, new.tricks, new.belote_points, new.belote_calls, new._belote_cards,
+         new._belote_first, new._king_first) = (
+            self.hands[:], self.contract, self.taker, self.table, self.trump_mask, self.order,
+            self.points, self.higher, self.rule, self.undertrump_required, self.leader, self.turn,
+            self.trick[:], self.best_card, self.best_seat, self.led_mask, self.trick_number,
+            self.trick_points[:], self.tricks_won[:], self.tricks[:], self.belote_points[:],
+            self.belote_calls[:], self._belote_cards, dict(self._belote_first), self._king_first)
         return new
 
     @property

@@ -37,6 +37,11 @@ class Seat:
     takeover: bool = False           # a bot plays for a human who left
     disconnected_at_us: int = 0      # when its last watch stream closed (0: connected)
 
+    def copy(self) -> Seat:
+        new = Seat.__new__(Seat)
+        new.__dict__.update(self.__dict__)
+        return new
+
 
 @dataclass
 class TableState:
@@ -64,8 +69,10 @@ class TableState:
     chats: tuple = ()                # (author, time_us) of the chat messages of the last window
 
     def copy(self) -> TableState:
-        new = TableState(**self.__dict__)
-        new.seats = [Seat(**s.__dict__) for s in self.seats]
+        # Fields copied as they are, without running __init__ (every command copies a state).
+        new = TableState.__new__(TableState)
+        new.__dict__.update(self.__dict__)
+        new.seats = [s.copy() for s in self.seats]
         new.game = self.game.copy() if self.game else None
         return new
 
