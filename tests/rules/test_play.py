@@ -387,12 +387,17 @@ def test_play_card_accepts_exactly_the_cards_check_accepts(preset):
                 assert got == expected, (seat, c)
         if game.phase == "over":
             break
-        if game.phase == "dealing":
-            deck = list(range(32))
-            rng.shuffle(deck)
-            game.start_deal(deck)
-        else:
-            game.apply(game.to_act(), rng.choice(game.legal_actions()))
+        _random_step(game, rng)
+
+
+def _random_step(game: Game, rng: random.Random) -> None:
+    """Deal a shuffled deck, or let the seat to act take a random legal action."""
+    if game.phase == "dealing":
+        deck = list(range(32))
+        rng.shuffle(deck)
+        game.start_deal(deck)
+    else:
+        game.apply(game.to_act(), rng.choice(game.legal_actions()))
 
 
 def test_a_copied_deal_holds_every_field_and_plays_on_without_touching_the_original():
@@ -402,12 +407,7 @@ def test_a_copied_deal_holds_every_field_and_plays_on_without_touching_the_origi
     rng = random.Random(7)
     game = Game(rules_for("classic"))
     while game.play is None or game.play.trick_number < 3:
-        if game.phase == "dealing":
-            deck = list(range(32))
-            rng.shuffle(deck)
-            game.start_deal(deck)
-        else:
-            game.apply(game.to_act(), rng.choice(game.legal_actions()))
+        _random_step(game, rng)
     play = game.play
     copied = play.copy()
     assert all(getattr(copied, f) == getattr(play, f) for f in CardPlay.__slots__)

@@ -10,6 +10,16 @@ import pytest
 from belote.store import NewEvent, StoreUnavailable, open_store
 
 
+class _Connection:
+    """The writer's connection as it is, but for what a subclass makes fail."""
+
+    def __init__(self, real: sqlite3.Connection) -> None:
+        self.real = real
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+
 async def test_queued_appends_share_one_commit_and_each_keeps_its_outcome(tmp_path):
     store = open_store(f"sqlite:///{tmp_path}/s.db")
     batches: list[int] = []
@@ -36,17 +46,14 @@ async def test_a_failed_commit_fails_every_append_of_it_and_writes_none(tmp_path
     store = open_store(f"sqlite:///{tmp_path}/s.db")
     real = store._wconn
 
-    class CommitFails:
-        """The writer's connection, whose COMMIT fails as a full disk would make it."""
-        def __getattr__(self, name):
-            return getattr(real, name)
-
+    class CommitFails(_Connection):
+        """COMMIT fails, as a full disk would make it."""
         def execute(self, sql, *args):
             if sql == "COMMIT":
                 raise sqlite3.OperationalError("database or disk is full")
             return real.execute(sql, *args)
 
-    store._wconn = CommitFails()
+    store._wconn = CommitFails(real)
     try:
         results = await asyncio.gather(*(
             store.append(f"t{i}", 0, [NewEvent("e", b"x")], request_id="r", recorded_at_us=1)
@@ -115,17 +122,14 @@ async def test_a_database_error_in_one_append_fails_its_whole_commit(tmp_path):
     store = open_store(f"sqlite:///{tmp_path}/s.db")
     real = store._wconn
 
-    class FullForOneTable:
-        """The writer's connection, whose inserts into table "t2" fail as a full disk would."""
-        def __getattr__(self, name):
-            return getattr(real, name)
-
+    class FullForOneTable(_Connection):
+        """Inserting table "t2"'s events fails, as a full disk would make it."""
         def executemany(self, sql, rows):
             if rows[0][0] == "t2":
                 raise sqlite3.OperationalError("database or disk is full")
             return real.executemany(sql, rows)
 
-    store._wconn = FullForOneTable()
+    store._wconn = FullForOneTable(real)
     try:
         results = await _in_one_commit(store, [
             store.append(f"t{i}", 0, [NewEvent("e", b"x")], request_id="r", recorded_at_us=1)
@@ -149,16 +153,14 @@ async def test_an_append_the_log_constraints_refuse_is_a_conflict_and_leaves_not
     await store.append("t", 0, [NewEvent("e", b"one")], request_id="a", recorded_at_us=1)
     real = store._wconn
 
-    class StaleHead:
-        def __getattr__(self, name):
-            return getattr(real, name)
-
+    class StaleHead(_Connection):
+        """The table's head reads as an empty table's."""
         def execute(self, sql, *args):
             if sql.startswith("SELECT sequence, hash FROM events"):
                 return real.execute("SELECT 0, zeroblob(32) WHERE ?", (1,))
             return real.execute(sql, *args)
 
-    store._wconn = StaleHead()
+    store._wconn = StaleHead(real)
     try:
         with pytest.raises(VersionConflict) as refused:
             await store.append("t", 0, [NewEvent("e", b"x"), NewEvent("e", b"y")],

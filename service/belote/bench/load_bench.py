@@ -4,7 +4,9 @@
   seat acting the moment it is its turn: a closed loop that saturates the server;
 - ``act_vs_bare_grpc_ratio``: the same load against the bare gRPC server (the same RPCs
   carrying the same messages, replayed from memory: no game, no store): our cards/s over its
-  cards/s, measured in the same run;
+  cards/s. Both are measured ``PAIRS`` times, in turn (ours, bare, ours, bare...), and the
+  figures are medians (the ratio: of each pair's): one pair moves by a tenth either way on a
+  shared machine;
 - ``load_act_p99_ms``, ``load_stream_lag_p99_ms``: 200 tables again, on a fresh server, with
   seats that think 1 to 3 s before each action as players do (a saturated closed loop measures
   only its own queue: 200 tables / cards per second); the saturated run's p99s are printed too;
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,6 +36,7 @@ from belote.v1 import table_service_pb2_grpc as tgrpc
 
 TABLES = 200
 SECONDS = 15.0
+PAIRS = 3                      # saturated runs of ours and of the bare server, in turn
 THINK_S = 2.0                  # a player's mean think time per action (uniform 1 to 3 s)
 IDLE_TABLES = 1000
 
@@ -109,15 +113,25 @@ def run() -> list[tuple[str, float, str]]:
         def ours():
             return start_server(f"sqlite:///{tmp}/{uuid.uuid4().hex}.db")
 
-        saturated = _measured(ours, lambda t, pid: run_load(t, TABLES, SECONDS, pid))
-        bare = _measured(start_bare, lambda t, pid: run_load(t, TABLES, SECONDS, pid))
+        pairs = []
+        for _ in range(PAIRS):
+            pairs.append((_measured(ours, lambda t, pid: run_load(t, TABLES, SECONDS, pid)),
+                          _measured(start_bare, lambda t, pid: run_load(t, TABLES, SECONDS, pid))))
         paced = _measured(ours, lambda t, pid: run_load(t, TABLES, SECONDS, pid, THINK_S))
         per_table, idle_errors = _measured(ours, lambda t, pid: asyncio.run(idle_rss(t, pid)))
         bare_per_table, _ = _measured(start_bare, lambda t, pid: asyncio.run(idle_rss(t, pid)))
-    for name, report in (("ours", saturated), ("bare", bare), ("ours, paced", paced)):
+    for i, (saturated, bare) in enumerate(pairs, start=1):
+        ratio = saturated.cards_per_s / bare.cards_per_s if bare.cards_per_s else 0.0
+        print(f"  pair {i}: ours {saturated.cards_per_s:.0f} cards/s, bare {bare.cards_per_s:.0f}, "
+              f"ratio {ratio:.3f}")
+    saturated = sorted((p[0] for p in pairs), key=lambda r: r.cards_per_s)[len(pairs) // 2]
+    bare = sorted((p[1] for p in pairs), key=lambda r: r.cards_per_s)[len(pairs) // 2]
+    for name, report in (("ours (median run)", saturated), ("bare (median run)", bare),
+                         ("ours, paced", paced)):
         for line in report.lines():
             print(f"  {name}: {line}")
-    ratio = saturated.cards_per_s / bare.cards_per_s if bare.cards_per_s else 0.0
+    ratio = statistics.median(s.cards_per_s / b.cards_per_s if b.cards_per_s else 0.0
+                              for s, b in pairs)
     return [
         ("load_cards_per_s", saturated.cards_per_s, "cards/s"),
         ("bare_cards_per_s", bare.cards_per_s, "cards/s"),
@@ -126,7 +140,7 @@ def run() -> list[tuple[str, float, str]]:
         ("load_stream_lag_p99_ms", paced.lag_p99_ms, "ms"),
         ("load_act_p99_saturated_ms", saturated.act_p99_ms, "ms"),
         ("load_stream_lag_p99_saturated_ms", saturated.lag_p99_ms, "ms"),
-        ("load_errors", saturated.errors + paced.errors, "errors"),
+        ("load_errors", sum(s.errors for s, _ in pairs) + paced.errors, "errors"),
         ("rss_kb_per_table", per_table, "KB"),
         ("bare_rss_kb_per_table", bare_per_table, "KB"),
         ("idle_tables_errors", idle_errors, "errors"),
