@@ -5,7 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-MODULES = ["rules_bench", "table_bench", "review_bench", "bots_bench", "pg_bench", "load_bench"]
+MODULES = ["rules_bench", "table_bench", "app_bench", "review_bench", "bots_bench", "pg_bench",
+           "load_bench"]
 
 
 def main(argv: list[str]) -> int:

@@ -574,5 +574,8 @@ class SqliteEventStore(EventStore):
         self._closed = True
         for table_id in list(self._signals.keys()):
             self._wake(table_id)  # waiters re-check and get StoreUnavailable
+        if self._poller is not None:    # not left to notice it at its next round
+            self._poller.cancel()
+            await asyncio.gather(self._poller, return_exceptions=True)
         # Jobs already queued run first: each executor is FIFO.
         await asyncio.to_thread(self._shutdown_sync)
