@@ -379,8 +379,7 @@ class SqliteEventStore(EventStore):
         """Group commit, on the writer's thread: every append queued by now in one transaction.
         A refused append (a conflict) writes nothing and concerns its caller alone; a database
         error fails them all, and writes none. A commit is most of an append's cost, and busy
-        tables queue many at once; each append is three statements (no savepoints: the GIL is
-        taken again after each, and the event loop's thread waits for it)."""
+        tables queue many at once; each append is three statements, with no savepoint."""
         with self._queue_lock:
             batch, self._queued = self._queued, []
         c = self._wconn
