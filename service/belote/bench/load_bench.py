@@ -120,8 +120,8 @@ def run() -> list[tuple[str, float, str]]:
         paced = _measured(ours, lambda t, pid: run_load(t, TABLES, SECONDS, pid, THINK_S))
         per_table, idle_errors = _measured(ours, lambda t, pid: asyncio.run(idle_rss(t, pid)))
         bare_per_table, _ = _measured(start_bare, lambda t, pid: asyncio.run(idle_rss(t, pid)))
-    for i, (saturated, bare) in enumerate(pairs, start=1):
-        ratio = saturated.cards_per_s / bare.cards_per_s if bare.cards_per_s else 0.0
+    ratios = [s.cards_per_s / b.cards_per_s if b.cards_per_s else 0.0 for s, b in pairs]
+    for i, ((saturated, bare), ratio) in enumerate(zip(pairs, ratios), start=1):
         print(f"  pair {i}: ours {saturated.cards_per_s:.0f} cards/s, bare {bare.cards_per_s:.0f}, "
               f"ratio {ratio:.3f}")
     saturated = sorted((p[0] for p in pairs), key=lambda r: r.cards_per_s)[len(pairs) // 2]
@@ -130,8 +130,7 @@ def run() -> list[tuple[str, float, str]]:
                          ("ours, paced", paced)):
         for line in report.lines():
             print(f"  {name}: {line}")
-    ratio = statistics.median(s.cards_per_s / b.cards_per_s if b.cards_per_s else 0.0
-                              for s, b in pairs)
+    ratio = statistics.median(ratios)
     return [
         ("load_cards_per_s", saturated.cards_per_s, "cards/s"),
         ("bare_cards_per_s", bare.cards_per_s, "cards/s"),
