@@ -43,6 +43,18 @@ def player_token(context: grpc.aio.ServicerContext) -> str | None:
     return None
 
 
+def peer_host(context: grpc.aio.ServicerContext) -> str:
+    """The caller's network address without its port ("ipv4:10.0.0.5:53211" -> "10.0.0.5"):
+    what per-caller quotas, lockouts and anonymous callers' request keys are counted by. A
+    reconnect from the same host keeps it; "" when grpc does not say (in-process transports)."""
+    peer = context.peer() or ""
+    scheme, _, rest = peer.partition(":")
+    if scheme in ("ipv4", "ipv6"):
+        host, _, _port = rest.rpartition(":")
+        return host.strip("[]") or rest
+    return peer  # unix:/path, or another transport's own form
+
+
 async def _unary(context: grpc.aio.ServicerContext, rpc: str,
                  call: Callable[[str | None], Awaitable[T]]) -> T:
     try:
