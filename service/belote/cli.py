@@ -28,13 +28,14 @@ def _env(name: str, default: str | None = None) -> str | None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from belote.api.server import BindError, serve
+    from belote.app.server_key import KeyError_
     from belote.store import StoreError
 
     try:
         return asyncio.run(serve(args.listen, args.store, args.reviewer_token, grace=args.grace,
-                                 disconnect_grace=args.disconnect_grace,
+                                 disconnect_grace=args.disconnect_grace, key_file=args.key_file,
                                  metrics_listen=args.metrics_listen or None))
-    except (BindError, StoreError) as exc:
+    except (BindError, StoreError, KeyError_) as exc:
         print(f"belote serve: {exc}", file=sys.stderr)
         return 2
 
@@ -213,6 +214,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--reviewer-token", default=_env("BELOTE_REVIEWER_TOKEN"),
                        help="token allowed to call ExportLog (env BELOTE_REVIEWER_TOKEN; "
                             "default: none, export disabled)")
+    serve.add_argument("--key-file", default=_env("BELOTE_KEY_FILE"),
+                       help="file holding the server's key (32+ bytes or their hex), which tokens "
+                            "and signatures derive from; the same on every replica (env "
+                            "BELOTE_KEY_FILE; default for a SQLite store: "
+                            "~/.local/state/belote/server.key, made on first start)")
     serve.add_argument("--metrics-listen",
                        default=os.environ.get("BELOTE_METRICS_LISTEN", DEFAULT_METRICS_LISTEN),
                        help="HOST:PORT for Prometheus metrics at /metrics, empty for none "

@@ -113,8 +113,11 @@ def _scrypt(password: str, salt: bytes) -> bytes:
 class TableApp:
     def __init__(self, store, secret: bytes, reviewer_token: str | None = None,
                  disconnect_grace_s: float = DISCONNECT_GRACE_S, *, auth_secret: str | None = None,
-                 starting_chips: int = STARTING_CHIPS, clock: Callable[[], int] = _now_us):
+                 starting_chips: int = STARTING_CHIPS, clock: Callable[[], int] = _now_us,
+                 server_key: bytes | None = None):
         self.store = store
+        # From outside the store (app/server_key.py); a test's app without one gets its own.
+        self.server_key = server_key or secrets.token_bytes(32)
         self.disconnect_grace_s = disconnect_grace_s
         self.clock = clock                  # unix microseconds: the time written into events
         self.identity = Identity(auth_secret)
@@ -135,13 +138,15 @@ class TableApp:
 
     @classmethod
     async def open(cls, store_url: str, *, reviewer_token: str | None = None,
-                   disconnect_grace_s: float = DISCONNECT_GRACE_S) -> TableApp:
+                   disconnect_grace_s: float = DISCONNECT_GRACE_S,
+                   server_key: bytes | None = None) -> TableApp:
         """Open the store; the player-token key and the starting balance come from the
         environment: BELOTE_AUTH_SECRET (unset: no registered players), BELOTE_STARTING_CHIPS."""
         store = open_store(store_url)
         return cls(store, await store.server_secret(), reviewer_token, disconnect_grace_s,
                    auth_secret=os.environ.get("BELOTE_AUTH_SECRET"),
-                   starting_chips=int(os.environ.get("BELOTE_STARTING_CHIPS") or STARTING_CHIPS))
+                   starting_chips=int(os.environ.get("BELOTE_STARTING_CHIPS") or STARTING_CHIPS),
+                   server_key=server_key)
 
     async def close(self) -> None:
         self.shutdown()
