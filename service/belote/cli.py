@@ -252,9 +252,11 @@ def build_parser() -> argparse.ArgumentParser:
     health.add_argument("--timeout", type=float, default=5.0, help="seconds (default 5)")
     health.set_defaults(run=cmd_health)
 
+    from belote.fuzz import add_commands as add_fuzz
     from belote.load.report import add_commands as add_load
     from belote.review.cli import add_commands as add_review
     add_load(commands, _env)
+    add_fuzz(commands, _env)
     add_review(commands)
     # Listed here for --help; main() hands its arguments to the bots' own parser.
     commands.add_parser("bots-match", add_help=False,
