@@ -179,10 +179,13 @@ def cmd_health(args: argparse.Namespace) -> int:
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+    from belote.api.server import LIVENESS
+
+    service = LIVENESS if args.live else args.service
     with grpc.insecure_channel(args.target) as channel:
         try:
             reply = health_pb2_grpc.HealthStub(channel).Check(
-                health_pb2.HealthCheckRequest(service=args.service), timeout=args.timeout)
+                health_pb2.HealthCheckRequest(service=service), timeout=args.timeout)
         except grpc.RpcError as err:
             print(f"{args.target}: {err.code().name}: {err.details()}", file=sys.stderr)
             return 1
@@ -238,11 +241,18 @@ def build_parser() -> argparse.ArgumentParser:
     presets = commands.add_parser("presets", help="list the rule presets and their options")
     presets.set_defaults(run=cmd_presets)
 
-    health = commands.add_parser("health", help="check a server's health (exit 0 if SERVING)")
+    health = commands.add_parser("health", help="check a server's readiness or liveness "
+                                                 "(exit 0 if SERVING)")
     health.add_argument("--target", default=_env("BELOTE_TARGET", DEFAULT_LISTEN),
                         help=f"HOST:PORT of the server (env BELOTE_TARGET; default {DEFAULT_LISTEN})")
-    health.add_argument("--service", default="",
-                        help="service to check (default: the whole server)")
+    asked = health.add_mutually_exclusive_group()
+    asked.add_argument("--live", action="store_true",
+                       help="liveness: is the process working (SERVING while its store is "
+                            "down too); for probes that restart it")
+    asked.add_argument("--ready", action="store_true",
+                       help="readiness (the default): can it serve games, its store answering")
+    asked.add_argument("--service", default="",
+                       help="service name to check (default \"\": the whole server, readiness)")
     health.add_argument("--timeout", type=float, default=5.0, help="seconds (default 5)")
     health.set_defaults(run=cmd_health)
 
