@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
+import re
 import subprocess
 import time
+import urllib.error
 import urllib.request
 
 import grpc
@@ -182,3 +184,21 @@ def _scrape(url: str) -> list:
     with urllib.request.urlopen(url, timeout=5) as reply:
         text = reply.read().decode()
     return [s for family in text_string_to_metric_families(text) for s in family.samples]
+
+
+def test_metrics_port_serves_only_metrics_and_no_created_series(server):
+    # Only /metrics: a probe or a person pointed at / or /healthz must not take the metrics page
+    # for a health answer.
+    base = server.metrics_url.removesuffix("/metrics")
+    for path in ("/", "/healthz", "/metrics/", "/favicon.ico"):
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            urllib.request.urlopen(base + path, timeout=5)
+        assert caught.value.code == 404, path
+    with urllib.request.urlopen(server.metrics_url, timeout=5) as reply:
+        assert reply.status == 200
+        text = reply.read().decode()
+    names = {s.name for family in text_string_to_metric_families(text) for s in family.samples}
+    assert {"grpc_server_started_total", "belote_store_up"} <= names
+    # prometheus-client's `_created` twin of every counter and histogram is switched off.
+    assert not [name for name in names if name.endswith("_created")]
+    assert not re.search(r"^\w+_created\b", text, re.MULTILINE)

@@ -136,14 +136,14 @@ async def _watch_store(app, health, every_s: float) -> None:
 
 def start_metrics(listen: str) -> str:
     """Serve Prometheus metrics on http://<listen>/metrics (a thread); returns HOST:PORT bound."""
-    from prometheus_client import start_http_server
+    from belote.observability import start_metrics_server
 
     host, port = split_address(listen)
     try:
-        http, _ = start_http_server(port, addr=host.strip("[]"))
+        _, bound = start_metrics_server(host.strip("[]"), port)
     except OSError as exc:
         raise BindError(f"cannot serve metrics on {listen}: {exc}") from None
-    return f"{host}:{http.server_port}"
+    return f"{host}:{bound}"
 
 
 # Young collections every 50,000 allocations instead of 700: a server allocates protobuf messages
