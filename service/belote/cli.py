@@ -110,9 +110,26 @@ async def _demo(target: str | None, preset: str, options: dict[str, str]) -> tup
             await running.stop(grace=1.0)
 
 
+def _embedded_server_logging(args: argparse.Namespace):
+    """The demo's own lines go to stdout; the log lines of the server it runs in this process
+    stay out of them: all of them in --server-log FILE (returned, to be closed), else only its
+    warnings and errors, on stderr."""
+    fmt = args.log_format or "console"
+    if not args.server_log:
+        configure_logging("warning", fmt, sys.stderr)
+        return None
+    try:
+        log_file = open(args.server_log, "a", encoding="utf-8")  # noqa: SIM115 (closed by the caller)
+    except OSError as exc:
+        raise SystemExit(f"belote demo: cannot write the server log: {exc}") from None
+    configure_logging(args.log_level, fmt, log_file)
+    return log_file
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     import grpc
 
+    log_file = None if args.target else _embedded_server_logging(args)
     try:
         table_id, totals = asyncio.run(_demo(args.target, args.preset, _parse_options(args.option)))
     except grpc.aio.AioRpcError as err:
@@ -121,6 +138,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     except DemoInterrupted as exc:
         print(f"belote demo: {exc}", file=sys.stderr)
         return 1
+    finally:
+        if log_file:
+            log_file.close()
     print(f"table: {table_id}")
     print(f"score: {totals[0]} - {totals[1]}")
     return 0
@@ -236,6 +256,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--preset", default="classic", help="rule preset (default classic)")
     demo.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                       help="override a rule option, e.g. --option target=501 (repeatable)")
+    demo.add_argument("--server-log", default=_env("BELOTE_DEMO_SERVER_LOG"), metavar="FILE",
+                      help="append the log of the server the demo runs itself to FILE, at "
+                           "--log-level (env BELOTE_DEMO_SERVER_LOG; default: only its warnings "
+                           "and errors, on stderr)")
     demo.set_defaults(run=cmd_demo)
 
     presets = commands.add_parser("presets", help="list the rule presets and their options")
