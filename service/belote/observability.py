@@ -1,4 +1,5 @@
-"""Metrics and logs: every Prometheus metric the service exposes, and the structlog set-up.
+"""Metrics and logs: every Prometheus metric the service exposes, the HTTP endpoint that serves
+them, and the structlog set-up.
 
 No label holds a table id, a player or anything unbounded: only RPC names, status codes, event
 types and bot levels.
@@ -59,10 +60,10 @@ METRIC_NAMES = (
 )
 
 
-def metrics_only(metrics_app=None):
+def metrics_only():
     """A WSGI app: the metrics at /metrics, 404 everywhere else (prometheus-client's own app
     answers every path with the metrics page, so / or /healthz would look like a health check)."""
-    metrics_app = metrics_app or make_wsgi_app()
+    metrics_app = make_wsgi_app()
 
     def app(environ, start_response):
         if environ.get("PATH_INFO") == METRICS_PATH:
