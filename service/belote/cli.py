@@ -111,9 +111,26 @@ async def _demo(target: str | None, preset: str, options: dict[str, str]) -> tup
             await running.stop(grace=1.0)
 
 
+def _embedded_server_logging(args: argparse.Namespace):
+    """The demo's own lines go to stdout; the log lines of the server it runs in this process
+    stay out of them: all of them in --server-log FILE (returned, to be closed), else only its
+    warnings and errors, on stderr."""
+    fmt = args.log_format or "console"
+    if not args.server_log:
+        configure_logging("warning", fmt, sys.stderr)
+        return None
+    try:
+        log_file = open(args.server_log, "a", encoding="utf-8")  # noqa: SIM115 (closed by the caller)
+    except OSError as exc:
+        raise SystemExit(f"belote demo: cannot write the server log: {exc}") from None
+    configure_logging(args.log_level, fmt, log_file)
+    return log_file
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     import grpc
 
+    log_file = None if args.target else _embedded_server_logging(args)
     try:
         table_id, totals = asyncio.run(_demo(args.target, args.preset, _parse_options(args.option)))
     except grpc.aio.AioRpcError as err:
@@ -122,6 +139,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     except DemoInterrupted as exc:
         print(f"belote demo: {exc}", file=sys.stderr)
         return 1
+    finally:
+        if log_file:
+            log_file.close()
     print(f"table: {table_id}")
     print(f"score: {totals[0]} - {totals[1]}")
     return 0
@@ -180,10 +200,13 @@ def cmd_health(args: argparse.Namespace) -> int:
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+    from belote.api.server import LIVENESS
+
+    service = LIVENESS if args.live else args.service
     with grpc.insecure_channel(args.target) as channel:
         try:
             reply = health_pb2_grpc.HealthStub(channel).Check(
-                health_pb2.HealthCheckRequest(service=args.service), timeout=args.timeout)
+                health_pb2.HealthCheckRequest(service=service), timeout=args.timeout)
         except grpc.RpcError as err:
             print(f"{args.target}: {err.code().name}: {err.details()}", file=sys.stderr)
             return 1
@@ -239,16 +262,27 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--preset", default="classic", help="rule preset (default classic)")
     demo.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                       help="override a rule option, e.g. --option target=501 (repeatable)")
+    demo.add_argument("--server-log", default=_env("BELOTE_DEMO_SERVER_LOG"), metavar="FILE",
+                      help="append the log of the server the demo runs itself to FILE, at "
+                           "--log-level (env BELOTE_DEMO_SERVER_LOG; default: only its warnings "
+                           "and errors, on stderr)")
     demo.set_defaults(run=cmd_demo)
 
     presets = commands.add_parser("presets", help="list the rule presets and their options")
     presets.set_defaults(run=cmd_presets)
 
-    health = commands.add_parser("health", help="check a server's health (exit 0 if SERVING)")
+    health = commands.add_parser("health", help="check a server's readiness or liveness "
+                                                 "(exit 0 if SERVING)")
     health.add_argument("--target", default=_env("BELOTE_TARGET", DEFAULT_LISTEN),
                         help=f"HOST:PORT of the server (env BELOTE_TARGET; default {DEFAULT_LISTEN})")
-    health.add_argument("--service", default="",
-                        help="service to check (default: the whole server)")
+    asked = health.add_mutually_exclusive_group()
+    asked.add_argument("--live", action="store_true",
+                       help="liveness: is the process working (SERVING while its store is "
+                            "down too); for probes that restart it")
+    asked.add_argument("--ready", action="store_true",
+                       help="readiness (the default): can it serve games, its store answering")
+    asked.add_argument("--service", default="",
+                       help="service name to check (default \"\": the whole server, readiness)")
     health.add_argument("--timeout", type=float, default=5.0, help="seconds (default 5)")
     health.set_defaults(run=cmd_health)
 

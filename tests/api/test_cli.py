@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 
@@ -49,6 +50,21 @@ def test_demo_runs_its_own_server():
     assert run.returncode == 0, run.stderr
     _, a, b = _score_lines(run.stdout)
     assert max(a, b) >= 150
+    # The server it runs in this process logs nothing on the terminal below a warning (its
+    # lines interleaved with the demo's before).
+    assert run.stderr == ""
+
+
+def test_demo_writes_its_servers_log_to_a_file(tmp_path):
+    log = tmp_path / "server.log"
+    run = belote("--log-format", "json", "demo", "--option", "target=150",
+                 "--server-log", str(log))
+    assert (run.returncode, run.stderr) == (0, "")
+    table_id, a, b = _score_lines(run.stdout)
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [line["seat"] for line in lines if line["event"] == "bot seated"] == [0, 1, 2, 3]
+    ended = [line for line in lines if line["event"] == "game ended"]
+    assert [(e["table_id"], e["totals"]) for e in ended] == [(table_id, [a, b])]
 
 
 async def test_demo_against_a_server(server):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from belote.api.server import LIVENESS, READINESS_NAMES
 from deploy_helpers import (
     DEPLOY,
     GRAFANA,
@@ -106,7 +107,7 @@ def test_dockerfile_healthcheck_exposes_entrypoint_and_cmd():
     command = healthchecks[0].split(" CMD ", 1)
     assert len(command) == 2, "HEALTHCHECK [options] CMD [...]"
     argv = exec_form(command[1])
-    assert argv[:2] == ["belote", "health"]
+    assert argv[:2] == ["belote", "health"] and "--live" in argv
     assert argv[argv.index("--target") + 1] == f"127.0.0.1:{GRPC_PORT}"
 
     exposed = {int(p.split("/")[0]) for e in _all("EXPOSE") for p in e.split()}
@@ -246,8 +247,12 @@ def test_deployment_probes_resources_and_shutdown():
     objects = k8s_objects()
     pod = objects["Deployment"]["spec"]["template"]["spec"]
     container = _container(objects)
-    for probe in ("readinessProbe", "livenessProbe"):
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
         assert container[probe]["grpc"]["port"] == GRPC_PORT, probe
+    # Restarts on liveness only (the process works); readiness follows the store.
+    assert container["startupProbe"]["grpc"]["service"] == LIVENESS
+    assert container["livenessProbe"]["grpc"]["service"] == LIVENESS
+    assert container["readinessProbe"]["grpc"].get("service", "") in READINESS_NAMES
     for kind in ("requests", "limits"):
         assert {"cpu", "memory"} <= set(container["resources"][kind]), kind
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
@@ -307,6 +312,8 @@ def test_service_hpa_and_pdb_point_at_the_deployment():
     assert any(m["type"] == "Resource" and m["resource"]["name"] == "cpu"
                for m in hpa["spec"]["metrics"])
     assert hpa["spec"]["minReplicas"] >= 2
+    # The HPA owns the count: a replicas field would reset it at every `kubectl apply`.
+    assert "replicas" not in deployment["spec"]
 
     pdb = objects["PodDisruptionBudget"]
     assert pdb["spec"]["selector"]["matchLabels"].items() <= labels.items()

@@ -26,10 +26,16 @@ from .measured import MeasuredServer
 from .servicer import TableServicer
 
 SERVICE_NAME = table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
-HEALTH_NAMES = ("", SERVICE_NAME)  # the whole server, and the game service
+# Liveness: this process answers (NOT_SERVING only once it shuts down), whatever the store does.
+# A probe that restarts the process asks this name: one that followed the store would restart
+# every replica at once during a database outage, which a restart does not cure.
+LIVENESS = "liveness"
+# Readiness: the whole server and the game service follow the store (send no calls here while
+# it is down).
+READINESS_NAMES = ("", SERVICE_NAME)
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
-STORE_CHECK_S = 2.0  # how often health follows the store (NOT_SERVING while it is down)
+STORE_CHECK_S = 2.0  # how often readiness follows the store (NOT_SERVING while it is down)
 
 log = structlog.get_logger("belote.server")
 
@@ -91,8 +97,8 @@ async def start(listen: str, app, *, store_check_s: float = STORE_CHECK_S) -> Ru
     if port == 0:  # older grpc versions report a failed bind this way
         raise BindError(f"cannot listen on {listen}")
     await server.start()
-    # The app is open (its store answered), so both names are SERVING from the start.
-    for name in HEALTH_NAMES:
+    # The app is open (its store answered), so every name is SERVING from the start.
+    for name in (LIVENESS, *READINESS_NAMES):
         await health.set(name, SERVING)
     running = RunningServer(server=server, app=app, health=health, host=host, port=port)
     running._tasks += [asyncio.create_task(_resume_bots(app)),
@@ -110,7 +116,8 @@ async def _resume_bots(app) -> None:
 
 
 async def _watch_store(app, health, every_s: float) -> None:
-    """Health follows the store: NOT_SERVING while it cannot be reached (and the store gauges)."""
+    """Readiness follows the store: NOT_SERVING while it cannot be reached (and the store
+    gauges). Liveness does not."""
     check = getattr(app, "refresh_gauges", None) or app.ready
     serving = True
     while True:
@@ -122,21 +129,21 @@ async def _watch_store(app, health, every_s: float) -> None:
         if ok != serving:
             serving = ok
             log.warning("store reachable" if ok else "store unreachable")
-            for name in HEALTH_NAMES:
+            for name in READINESS_NAMES:
                 await health.set(name, SERVING if ok else NOT_SERVING)
         await asyncio.sleep(every_s)
 
 
 def start_metrics(listen: str) -> str:
     """Serve Prometheus metrics on http://<listen>/metrics (a thread); returns HOST:PORT bound."""
-    from prometheus_client import start_http_server
+    from belote.observability import start_metrics_server
 
     host, port = split_address(listen)
     try:
-        http, _ = start_http_server(port, addr=host.strip("[]"))
+        _, bound = start_metrics_server(host.strip("[]"), port)
     except OSError as exc:
         raise BindError(f"cannot serve metrics on {listen}: {exc}") from None
-    return f"{host}:{http.server_port}"
+    return f"{host}:{bound}"
 
 
 # Young collections every 50,000 allocations instead of 700: a server allocates protobuf messages
