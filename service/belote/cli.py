@@ -18,6 +18,7 @@ from belote.observability import configure_logging
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_STORE = "sqlite:///./belote.db"
 DEFAULT_METRICS_LISTEN = "127.0.0.1:9464"
+DEFAULT_WEB_LISTEN = "127.0.0.1:8080"
 
 
 def _env(name: str, default: str | None = None) -> str | None:
@@ -34,7 +35,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(serve(args.listen, args.store, args.reviewer_token, grace=args.grace,
                                  disconnect_grace=args.disconnect_grace, key_file=args.key_file,
-                                 metrics_listen=args.metrics_listen or None))
+                                 metrics_listen=args.metrics_listen or None,
+                                 web_listen=args.web_listen or None,
+                                 web_origins=tuple(o for o in args.web_origins.split(",") if o)))
     except (BindError, StoreError, KeyError_) as exc:
         print(f"belote serve: {exc}", file=sys.stderr)
         return 2
@@ -246,6 +249,15 @@ def build_parser() -> argparse.ArgumentParser:
                        default=os.environ.get("BELOTE_METRICS_LISTEN", DEFAULT_METRICS_LISTEN),
                        help="HOST:PORT for Prometheus metrics at /metrics, empty for none "
                             f"(env BELOTE_METRICS_LISTEN; default {DEFAULT_METRICS_LISTEN})")
+    serve.add_argument("--web-listen",
+                       default=os.environ.get("BELOTE_WEB_LISTEN", DEFAULT_WEB_LISTEN),
+                       help="HOST:PORT of the web port: the API for browsers (Connect, gRPC-Web) "
+                            "and the web client at /; empty for none (env BELOTE_WEB_LISTEN; "
+                            f"default {DEFAULT_WEB_LISTEN})")
+    serve.add_argument("--web-origins", default=_env("BELOTE_WEB_ORIGINS", ""),
+                       help="comma-separated origins whose pages may call the web port "
+                            "(CORS), or * for any (env BELOTE_WEB_ORIGINS; default: none, only "
+                            "the page the web port serves itself)")
     serve.add_argument("--grace", type=float, default=float(_env("BELOTE_GRACE", "5")),
                        help="seconds in-flight calls get to finish on SIGTERM (env BELOTE_GRACE; "
                             "default 5)")

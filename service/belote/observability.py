@@ -29,12 +29,24 @@ RPC_LABELS = ("grpc_type", "grpc_service", "grpc_method")
 GRPC_STARTED = Counter("grpc_server_started_total", "RPCs started on the server.", RPC_LABELS)
 GRPC_HANDLED = Counter("grpc_server_handled_total", "RPCs completed on the server, by status code.",
                        RPC_LABELS + ("grpc_code",))
+RPC_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 GRPC_HANDLING = Histogram("grpc_server_handling_seconds",
                           "Response latency of RPCs handled by the server (seconds).", RPC_LABELS,
-                          buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10))
+                          buckets=RPC_BUCKETS)
 GRPC_MSG_RECEIVED = Counter("grpc_server_msg_received_total", "Stream messages received by the server.",
                             RPC_LABELS)
 GRPC_MSG_SENT = Counter("grpc_server_msg_sent_total", "Stream messages sent by the server.", RPC_LABELS)
+
+# The same RPCs on the web port (api/connect.py), by protocol: connect or grpc_web.
+WEB_LABELS = ("protocol", "grpc_type", "grpc_method")
+WEB_STARTED = Counter("belote_web_rpc_started_total", "RPCs started on the web port.", WEB_LABELS)
+WEB_HANDLED = Counter("belote_web_rpc_handled_total", "RPCs completed on the web port, by status code.",
+                      WEB_LABELS + ("grpc_code",))
+WEB_HANDLING = Histogram("belote_web_rpc_handling_seconds",
+                         "Response latency of RPCs on the web port (seconds).", WEB_LABELS,
+                         buckets=RPC_BUCKETS)
+WEB_MSG_SENT = Counter("belote_web_msg_sent_total", "Stream messages sent on the web port.",
+                       ("protocol", "grpc_method"))
 
 # The game service.
 TABLES_ACTIVE = Gauge("belote_tables_active", "Games in progress in the store.")
@@ -56,7 +68,8 @@ METRIC_NAMES = (
     "grpc_server_msg_received_total", "grpc_server_msg_sent_total", "belote_tables_active",
     "belote_watch_streams", "belote_events_appended_total", "belote_store_append_seconds",
     "belote_append_conflicts_total", "belote_bot_decision_seconds", "belote_fold_seconds",
-    "belote_store_up",
+    "belote_store_up", "belote_web_rpc_started_total", "belote_web_rpc_handled_total",
+    "belote_web_rpc_handling_seconds", "belote_web_msg_sent_total",
 )
 
 

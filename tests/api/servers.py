@@ -32,16 +32,18 @@ class ServerProcess:
         self.proc: subprocess.Popen | None = None
         self.address = ""
         self.metrics_url = ""
+        self.web_url = ""
         self.runs = 0
 
     def start(self, timeout: float = 20.0) -> str:
         assert self.proc is None, "already running"
         self.runs += 1
-        self.address = self.metrics_url = ""
+        self.address = self.metrics_url = self.web_url = ""
         out = self.workdir / f"stdout.{self.runs}.txt"
         err = self.workdir / f"stderr.{self.runs}.txt"
         cmd = [*BELOTE, "--log-level", "debug", "serve", "--listen", "127.0.0.1:0",
-               "--metrics-listen", "127.0.0.1:0", "--store", self.store_url, "--grace", "3"]
+               "--metrics-listen", "127.0.0.1:0", "--web-listen", "127.0.0.1:0",
+               "--store", self.store_url, "--grace", "3"]
         if self.reviewer_token:
             cmd += ["--reviewer-token", self.reviewer_token]
         cmd += self.extra_args
@@ -56,7 +58,9 @@ class ServerProcess:
                     self.address = line.removeprefix("listening on ").strip()
                 if line.startswith("metrics on "):
                     self.metrics_url = line.removeprefix("metrics on ").strip()
-            if self.address and self.metrics_url:
+                if line.startswith("web on "):
+                    self.web_url = line.removeprefix("web on ").strip()
+            if self.address and self.metrics_url and self.web_url:
                 return self.address
             if self.proc.poll() is not None:
                 break

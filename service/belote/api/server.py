@@ -51,6 +51,7 @@ class RunningServer:
     health: health_aio.HealthServicer
     host: str
     port: int
+    web: object | None = None  # api.web.WebServer, when the web port is served
     _tasks: list[asyncio.Task] = field(default_factory=list, repr=False)
 
     @property
@@ -61,6 +62,8 @@ class RunningServer:
         """Graceful stop: NOT_SERVING, end watch streams, let in-flight calls finish, close the app."""
         await self.health.enter_graceful_shutdown()
         self.app.shutdown()  # watch streams return cleanly; clients resume from sequence + 1
+        if self.web is not None:
+            await self.web.stop()
         await self.server.stop(grace)
         for task in self._tasks:
             task.cancel()
@@ -77,13 +80,19 @@ def split_address(listen: str) -> tuple[str, int]:
     return host, int(port)
 
 
-async def start(listen: str, app, *, store_check_s: float = STORE_CHECK_S) -> RunningServer:
-    """Bind `listen` (port 0: any free port), start serving `app`, then let bots resume."""
+async def start(listen: str, app, *, store_check_s: float = STORE_CHECK_S,
+                web_listen: str | None = None, web_origins: tuple[str, ...] = (),
+                grace: float = 5.0) -> RunningServer:
+    """Bind `listen` (port 0: any free port), start serving `app` (and the web port on
+    `web_listen`, when given), then let bots resume."""
     host, _ = split_address(listen)
+    if web_listen:
+        split_address(web_listen)
     # grpc sets SO_REUSEPORT by default: a second server on a busy port would start and silently
     # share it. One port, one server.
     server = MeasuredServer(grpc.aio.server(options=[("grpc.so_reuseport", 0)]))
-    table_service_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(app), server)
+    servicer = TableServicer(app)
+    table_service_pb2_grpc.add_TableServiceServicer_to_server(servicer, server)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     reflection.enable_server_reflection(
@@ -97,10 +106,20 @@ async def start(listen: str, app, *, store_check_s: float = STORE_CHECK_S) -> Ru
     if port == 0:  # older grpc versions report a failed bind this way
         raise BindError(f"cannot listen on {listen}")
     await server.start()
+    web = None
+    if web_listen:
+        from .web import start_web
+
+        web_host, web_port = split_address(web_listen)
+        try:
+            web = await start_web(web_host, web_port, servicer, origins=web_origins, grace=grace)
+        except OSError as exc:
+            await server.stop(0)
+            raise BindError(f"cannot serve the web port on {web_listen}: {exc}") from None
     # The app is open (its store answered), so every name is SERVING from the start.
     for name in (LIVENESS, *READINESS_NAMES):
         await health.set(name, SERVING)
-    running = RunningServer(server=server, app=app, health=health, host=host, port=port)
+    running = RunningServer(server=server, app=app, health=health, host=host, port=port, web=web)
     running._tasks += [asyncio.create_task(_resume_bots(app)),
                        asyncio.create_task(_watch_store(app, health, store_check_s))]
     return running
@@ -176,7 +195,8 @@ def on_stop_signals(loop: asyncio.AbstractEventLoop, stop: Callable[[], None]) -
 
 async def serve(listen: str, store_url: str, reviewer_token: str | None = None, *,
                 disconnect_grace: float = 60.0, key_file: str | None = None,
-                grace: float = 5.0, metrics_listen: str | None = None) -> int:
+                grace: float = 5.0, metrics_listen: str | None = None,
+                web_listen: str | None = None, web_origins: tuple[str, ...] = ()) -> int:
     """``belote serve``: run until SIGTERM or SIGINT, then stop gracefully. Returns the exit code."""
     from belote.app.server_key import load_server_key
     from belote.app.tables import TableApp  # the app pulls in the store and the rules
@@ -186,7 +206,8 @@ async def serve(listen: str, store_url: str, reviewer_token: str | None = None, 
     app = await TableApp.open(store_url, reviewer_token=reviewer_token,
                               disconnect_grace_s=disconnect_grace, server_key=server_key)
     try:
-        running = await start(listen, app)
+        running = await start(listen, app, web_listen=web_listen, web_origins=web_origins,
+                              grace=grace)
     except BaseException:
         await app.close()
         raise
@@ -194,6 +215,8 @@ async def serve(listen: str, store_url: str, reviewer_token: str | None = None, 
     # Tests and scripts read the port from this line (it matters with port 0).
     print(f"listening on {running.address}", flush=True)
     log.info("serving", address=running.address)
+    if running.web is not None:
+        print(f"web on {running.web.url}", flush=True)
     if metrics_listen:
         try:
             metrics_address = start_metrics(metrics_listen)

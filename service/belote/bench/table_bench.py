@@ -71,7 +71,8 @@ async def fold_rate(seconds: float = 3.0) -> float:
 
 def start_server(store_url: str, extra_env: dict | None = None) -> tuple[subprocess.Popen, str]:
     """``belote serve`` on a free loopback port; returns the process and its address."""
-    env = {**os.environ, "BELOTE_LOG_LEVEL": "warning", "BELOTE_METRICS_LISTEN": "", **(extra_env or {})}
+    env = {**os.environ, "BELOTE_LOG_LEVEL": "warning", "BELOTE_METRICS_LISTEN": "", "BELOTE_WEB_LISTEN": "",
+           **(extra_env or {})}
     proc = subprocess.Popen([sys.executable, "-m", "belote.cli", "serve", "--listen", "127.0.0.1:0",
                              "--store", store_url], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             env=env, text=True)

@@ -1,0 +1,210 @@
+"""The web port: TableService for browsers (api/connect.py) and the web client's static files at
+``/``, under uvicorn in the server's own event loop (HTTP/1.1, so a browser's fetch streams
+WatchTable without HTTP/2).
+
+CORS: a page served from this port calls it same-origin and needs nothing. Pages of other
+origins are answered only when ``--web-origins`` lists their origin (or ``*``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import mimetypes
+import socket
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import structlog
+import uvicorn
+
+import belote
+
+from .connect import SERVICE, table_service_app
+
+log = structlog.get_logger("belote.web")
+
+# The bundle `make install` builds (clients/web/), beside the sources of an editable install.
+STATIC_ROOT = Path(belote.__file__).resolve().parents[2] / "clients" / "web" / "dist"
+RPC_PREFIX = f"/{SERVICE.full_name}/"
+
+# What a browser may send to, and read of, a Connect or gRPC-Web call.
+ALLOWED_HEADERS = (
+    "content-type", "connect-protocol-version", "connect-timeout-ms", "connect-accept-encoding",
+    "connect-content-encoding", "accept-encoding", "authorization", "x-player-token",
+    "x-grpc-web", "x-user-agent", "grpc-timeout",
+)
+EXPOSED_HEADERS = ("grpc-status", "grpc-message", "grpc-status-details-bin",
+                   "content-encoding", "connect-content-encoding")
+PREFLIGHT_MAX_AGE_S = 7200
+
+# The page and its scripts come from this port only: no inline script, no other origin.
+PAGE_HEADERS = [
+    (b"content-security-policy",
+     b"default-src 'self'; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+]
+
+NOT_BUILT = b"""<!doctype html><html lang="en"><meta charset="utf-8"><title>Belote</title>
+<body><h1>The web client was not built</h1>
+<p>This server answers the API for browsers on this port (Connect and gRPC-Web at
+<code>/belote.v1.TableService/</code>), but the page itself is missing: install Node.js with npm
+and run <code>make install</code> (it builds <code>clients/web/dist/</code>).</p></body></html>
+"""
+
+
+class CorsPolicy:
+    """Which origins may call the API from a page of their own."""
+
+    def __init__(self, origins: Iterable[str] = ()) -> None:
+        self.origins = frozenset(o.strip().rstrip("/") for o in origins if o.strip())
+
+    def allows(self, origin: str) -> bool:
+        return "*" in self.origins or origin in self.origins
+
+    def headers(self, origin: str) -> list[tuple[bytes, bytes]]:
+        return [(b"access-control-allow-origin", origin.encode()), (b"vary", b"origin"),
+                (b"access-control-expose-headers", ", ".join(EXPOSED_HEADERS).encode())]
+
+    def preflight_headers(self, origin: str) -> list[tuple[bytes, bytes]]:
+        return [(b"access-control-allow-origin", origin.encode()), (b"vary", b"origin"),
+                (b"access-control-allow-methods", b"POST, GET"),
+                (b"access-control-allow-headers", ", ".join(ALLOWED_HEADERS).encode()),
+                (b"access-control-max-age", str(PREFLIGHT_MAX_AGE_S).encode())]
+
+
+def _header(scope, name: bytes) -> str:
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return value.decode("latin-1")
+    return ""
+
+
+async def _respond(send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-length", str(len(body)).encode()), *headers]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class WebApp:
+    """The ASGI app of the web port: RPCs to connectrpc, everything else a static file."""
+
+    def __init__(self, servicer, cors: CorsPolicy, static_root: Path = STATIC_ROOT) -> None:
+        self.rpc = table_service_app(servicer)
+        self.cors = cors
+        self.static_root = static_root.resolve()
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            return  # lifespan is off; websockets are not served
+        if scope["path"].startswith(RPC_PREFIX):
+            await self._rpc(scope, receive, send)
+        else:
+            await self._static(scope, send)
+
+    async def _rpc(self, scope, receive, send) -> None:
+        origin = _header(scope, b"origin")
+        allowed = bool(origin) and self.cors.allows(origin)
+        if scope["method"] == "OPTIONS":
+            if allowed and _header(scope, b"access-control-request-method"):
+                await _respond(send, 204, b"", self.cors.preflight_headers(origin))
+            else:
+                await _respond(send, 403, b"origin not allowed", [(b"content-type", b"text/plain")])
+            return
+        if not allowed:
+            await self.rpc(scope, receive, send)
+            return
+        extra = self.cors.headers(origin)
+
+        async def send_with_cors(message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", ()), *extra]}
+            await send(message)
+        await self.rpc(scope, receive, send_with_cors)
+
+    async def _static(self, scope, send) -> None:
+        if scope["method"] not in ("GET", "HEAD"):
+            await _respond(send, 405, b"", [(b"allow", b"GET, HEAD")])
+            return
+        relative = scope["path"].lstrip("/") or "index.html"
+        path = (self.static_root / relative).resolve()
+        if not path.is_relative_to(self.static_root) or not path.is_file():
+            if relative == "index.html":
+                await _respond(send, 200, NOT_BUILT, [(b"content-type", b"text/html; charset=utf-8"),
+                                                      *PAGE_HEADERS])
+            else:
+                await _respond(send, 404, b"not found", [(b"content-type", b"text/plain")])
+            return
+        kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        if kind.startswith("text/") or kind.endswith("javascript"):
+            kind += "; charset=utf-8"
+        body = path.read_bytes()
+        await _respond(send, 200, b"" if scope["method"] == "HEAD" else body,
+                       [(b"content-type", kind.encode()), (b"cache-control", b"no-cache"),
+                        *PAGE_HEADERS])
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn without its signal handlers: `belote serve` has its own (server.on_stop_signals)
+    and stops this server itself."""
+
+    @contextlib.contextmanager
+    def capture_signals(self):
+        yield
+
+
+@dataclass
+class WebServer:
+    host: str
+    port: int
+    server: _Uvicorn
+    task: asyncio.Task
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    async def stop(self) -> None:
+        """Stop accepting, let calls in flight finish (within the server's grace), close."""
+        self.server.should_exit = True
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.task
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    bare = host.strip("[]")
+    family = socket.AF_INET6 if ":" in bare else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((bare, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.listen(1024)
+    sock.setblocking(False)
+    return sock
+
+
+async def start_web(host: str, port: int, servicer, *, origins: Iterable[str] = (),
+                    grace: float = 5.0, static_root: Path = STATIC_ROOT) -> WebServer:
+    """Serve the web port on host:port (0: any free port) in the running loop. Raises OSError
+    when the address cannot be bound."""
+    sock = _bind(host, port)
+    config = uvicorn.Config(WebApp(servicer, CorsPolicy(origins), static_root),
+                            lifespan="off", http="h11", ws="none", log_config=None,
+                            access_log=False, server_header=False,
+                            timeout_graceful_shutdown=grace)
+    server = _Uvicorn(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    while not server.started:
+        if task.done():  # failed before it started
+            sock.close()
+            await task
+            raise OSError(f"the web server did not start on {host}:{port}")
+        await asyncio.sleep(0.01)
+    web = WebServer(host=host, port=sock.getsockname()[1], server=server, task=task)
+    log.info("web serving", url=web.url, static=str(static_root), built=static_root.is_dir())
+    return web

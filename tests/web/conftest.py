@@ -1,0 +1,39 @@
+"""Fixtures of the web port's tests: a real `belote serve` (tests/api/servers.py's ServerProcess,
+whose web port is on), a gRPC stub of it, and Connect clients of its web port."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import grpc
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.append(str(ROOT / "tests" / "api"))  # ServerProcess and the players, as the API tests
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    from servers import ServerProcess
+
+    proc = ServerProcess(tmp_path_factory.mktemp("web-server"),
+                         extra_args=("--web-origins", "https://game.example, http://localhost:5173"))
+    proc.start()
+    yield proc
+    proc.kill()
+
+
+@pytest.fixture
+async def stub(server):
+    from belote.v1 import table_service_pb2_grpc
+
+    async with grpc.aio.insecure_channel(server.address) as channel:
+        yield table_service_pb2_grpc.TableServiceStub(channel)
+
+
+@pytest.fixture
+def web(server):
+    from web_helpers import ConnectClient
+
+    return ConnectClient(server.web_url)
