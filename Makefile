@@ -13,6 +13,14 @@ GENERATED := $(patsubst $(PROTO_DIR)/%.proto,service/%_pb2.py,$(PROTOS))
 # Build stamps live in the venv: removing .venv/ starts everything afresh.
 DEPS_STAMP := $(VENV)/.deps-installed
 
+# The web client (clients/web/), which `belote serve` serves at / on its web port: npm packages
+# exactly as its package-lock.json pins them, TypeScript generated from proto/ (protobuf-es) and
+# the page bundled by esbuild into clients/web/dist/. Without npm, a note: the server then serves
+# a page saying the client was not built, and the browser tests skip (or fail when CI is set).
+WEB_CLIENT := clients/web/dist/index.html
+WEB_SOURCES := $(wildcard clients/web/src/*.ts clients/web/static/*) clients/web/build.mjs \
+	clients/web/tsconfig.json
+
 .PHONY: install install-unlocked proto tools run test bench lint clean
 
 # `make run` and `make test` started together on a fresh clone would both build .venv/ (and one
@@ -25,7 +33,7 @@ install:
 	@mkdir -p $(VENV)
 	@$(FLOCK) $(MAKE) --no-print-directory install-unlocked
 
-install-unlocked: $(DEPS_STAMP) $(GENERATED)
+install-unlocked: $(DEPS_STAMP) $(GENERATED) $(WEB_CLIENT)
 	@:
 
 # Re-run when pyproject.toml changes.
@@ -67,6 +75,19 @@ tools:
 			"apt-get install --no-install-recommends prometheus) or the tests in" \
 			"tests/deploy/ that need it skip (and fail when CI is set)"; \
 	fi
+	@# Chromium (Debian package chromium) for the browser tests in tests/web/, driven headless by
+	@# Playwright for Python: never a browser Playwright downloads.
+	@if command -v chromium >/dev/null 2>&1; then \
+		:; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing chromium (Debian package chromium)"; \
+		apt-get update && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; \
+	else \
+		echo "note: chromium not found; install the Debian package chromium (as root:" \
+			"apt-get install --no-install-recommends chromium) or the browser tests in" \
+			"tests/web/ skip (and fail when CI is set)"; \
+	fi
 
 # The Node.js client's dependencies (clients/node/), exactly as its package-lock.json pins them:
 # tests/clients/ runs that client. Without npm, a note, and those tests skip (or fail when CI is
@@ -77,6 +98,20 @@ clients/node/node_modules: clients/node/package.json clients/node/package-lock.j
 	else \
 		echo "note: npm not found; install Node.js 18+ with npm, or the tests of the Node.js" \
 			"client in tests/clients/ skip (and fail when CI is set)"; \
+	fi
+
+clients/web/node_modules: clients/web/package.json clients/web/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd clients/web && npm ci --ignore-scripts --no-audit --no-fund && touch node_modules; \
+	fi
+
+$(WEB_CLIENT): clients/web/node_modules $(WEB_SOURCES) $(PROTOS) $(DEPS_STAMP)
+	@if command -v npm >/dev/null 2>&1; then \
+		cd clients/web && PYTHON=$(abspath $(BIN)/python) node build.mjs; \
+	else \
+		echo "note: npm not found; install Node.js 18+ with npm to build the web client" \
+			"(clients/web/): belote serve then says on its web port that it was not built," \
+			"and the browser tests in tests/web/ skip (and fail when CI is set)"; \
 	fi
 
 test: install tools clients/node/node_modules
@@ -91,3 +126,4 @@ lint: install
 clean:
 	rm -rf $(VENV) service/belote/v1/*_pb2.py service/belote/v1/*_pb2.pyi service/belote/v1/*_pb2_grpc.py
 	rm -rf clients/node/node_modules
+	rm -rf clients/web/node_modules clients/web/dist clients/web/src/gen
