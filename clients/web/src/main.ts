@@ -1,3 +1,531 @@
-import { tableClient } from "./client";
+// The page: a lobby (#/) and a table (#/table/<id>). Everything shown comes from the server:
+// the table's view for this viewer (GetTable), the actions it may take (GetLegalActions) and
+// the stream of events (WatchTable); a refused action shows the server's own message.
+import { Code } from "@connectrpc/connect";
+import { BotLevel, type TableEvent } from "./gen/belote/v1/events_pb";
+import type { Action, Card } from "./gen/belote/v1/cards_pb";
+import { DealPhase, SeatOccupant, TableStatus, type GetLegalActionsResponse, type Table,
+  type TableSummary } from "./gen/belote/v1/table_service_pb";
+import { actionName, announcementName, bidName, cardFace, cardKey, cardName, contractName }
+  from "./cards";
+import { bearer, call, requestId, tableClient, TableError, watchTable } from "./client";
+
 const client = tableClient();
-client.listTables({ pageSize: 10 }).then((r) => console.log(r.tables.length));
+const app = document.getElementById("app") as HTMLElement;
+const messageBox = document.getElementById("message") as HTMLElement;
+const connection = document.getElementById("connection") as HTMLElement;
+
+type Child = Node | string | null | undefined | false;
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {},
+  ...children: Child[]): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) if (child) node.append(child);
+  return node;
+}
+
+function button(label: string, onClick: () => unknown, attrs: Record<string, string> = {}) {
+  const b = el("button", { type: "button", ...attrs }, label);
+  b.addEventListener("click", () => void onClick());
+  return b;
+}
+
+function say(text: string, reason = ""): void {
+  messageBox.textContent = text;
+  messageBox.dataset.reason = reason;
+  messageBox.hidden = !text;
+}
+
+function fail(err: unknown): void {
+  if (err instanceof TableError) say(err.message, err.reason);
+  else say(String(err));
+}
+
+// What this browser remembers of a table: the seat token (the only proof of the seat), the
+// last event seen (the stream resumes after it), the last trick and the chat shown.
+interface Remembered {
+  token?: string; seat?: number; hostToken?: string; password?: string;
+  lastSequence?: string; lastTrick?: TrickCard[]; trick?: TrickCard[]; chat?: string[];
+}
+interface TrickCard { seat: number; card: string; name: string; winner?: boolean }
+
+// A page that only watches keeps its own memory, so it never drops the seat of the same table.
+const memoryKey = (tableId: string, watching = false) =>
+  `belote.${watching ? "watch" : "table"}.${tableId}`;
+function remember(key: string): Remembered {
+  try {
+    return JSON.parse(localStorage.getItem(key) ?? "{}") as Remembered;
+  } catch {
+    return {};
+  }
+}
+function keep(key: string, memory: Remembered): void {
+  localStorage.setItem(key, JSON.stringify(memory));
+}
+
+function playerName(): string {
+  return localStorage.getItem("belote.name") || "";
+}
+
+// ------------------------------------------------------------------------------------ lobby
+
+let leaveView: (() => void) | undefined;
+
+function showLobby(): void {
+  const presets = ["classic", "classic-501", "belgian", "belgian-open", "online-classic",
+    "modern", "kamikaze", "enhanced"];
+  const name = el("input", { id: "create-name", autocomplete: "nickname", maxlength: "64",
+    value: playerName(), required: "" });
+  const preset = el("select", { id: "create-preset" },
+    ...presets.map((p) => el("option", { value: p }, p)));
+  const target = el("input", { id: "create-target", type: "number", min: "1", step: "1",
+    placeholder: "the preset's" });
+  const bots = el("input", { id: "create-bots", type: "checkbox", checked: "" });
+  const level = el("select", { id: "create-level" }, el("option", { value: String(BotLevel.EASY) }, "easy"),
+    el("option", { value: String(BotLevel.NORMAL), selected: "" }, "normal"),
+    el("option", { value: String(BotLevel.HARD) }, "hard"));
+  const priv = el("input", { id: "create-private", type: "checkbox" });
+  const password = el("input", { id: "create-password", type: "password", autocomplete: "new-password" });
+  const form = el("form", { id: "create-form", class: "panel" },
+    el("h2", {}, "New table"),
+    el("label", {}, "Your name ", name),
+    el("label", {}, "Rules ", preset),
+    el("label", {}, "Target score ", target),
+    el("label", {}, bots, " Bots on the other seats, level ", level),
+    el("label", {}, priv, " Private, password ", password),
+    el("button", { id: "create", type: "submit" }, "Create and sit"));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    localStorage.setItem("belote.name", name.value.trim());
+    void createTable(name.value.trim(), preset.value, target.value, bots.checked,
+      Number(level.value) as BotLevel, priv.checked, password.value);
+  });
+
+  const list = el("ul", { id: "tables", "aria-live": "polite" });
+  const byId = el("form", { id: "open-form", class: "panel" }, el("h2", {}, "A table by its id"),
+    el("label", {}, "Table id ", el("input", { id: "open-id", required: "" })),
+    el("button", { type: "submit" }, "Open"));
+  byId.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const id = (document.getElementById("open-id") as HTMLInputElement).value.trim();
+    if (id) location.hash = `#/table/${encodeURIComponent(id)}`;
+  });
+  app.replaceChildren(el("section", { id: "lobby" }, form,
+    el("section", { class: "panel" }, el("h2", {}, "Open tables"), list), byId));
+
+  let stopped = false;
+  const refresh = async () => {
+    if (stopped) return;
+    try {
+      const { tables } = await call(() => client.listTables({ pageSize: 50 }));
+      list.replaceChildren(...(tables.length ? tables.map(tableRow)
+        : [el("li", {}, "No table is waiting: create one.")]));
+    } catch (err) {
+      fail(err);
+    }
+    if (!stopped) timer = window.setTimeout(refresh, 2000);
+  };
+  let timer = window.setTimeout(refresh, 0);
+  leaveView = () => { stopped = true; clearTimeout(timer); };
+}
+
+function tableRow(t: TableSummary): HTMLElement {
+  const open = `#/table/${encodeURIComponent(t.tableId)}`;
+  return el("li", { "data-table-id": t.tableId },
+    el("span", {}, `${t.name || t.tableId} · ${t.preset} · ${t.freeSeats} free seat${t.freeSeats === 1 ? "" : "s"}`),
+    t.stake ? el("span", {}, ` · stake ${t.stake}`) : null,
+    button("Join", () => { location.hash = open; }, { class: "join" }),
+    button("Watch", () => { location.hash = `${open}?watch`; }, { class: "watch" }));
+}
+
+async function createTable(name: string, preset: string, target: string, bots: boolean,
+  level: BotLevel, isPrivate: boolean, password: string): Promise<void> {
+  try {
+    const options: Record<string, string> = target ? { target } : {};
+    const created = await call(() => client.createTable({ preset, options, name: name ? `${name}'s table` : "",
+      private: isPrivate, password, requestId: requestId() }));
+    const tableId = created.tableId;
+    const joined = await call(() => client.joinTable({ tableId, seat: 0, displayName: name || "player",
+      password, requestId: requestId() }));
+    keep(memoryKey(tableId), { token: joined.seatToken, seat: joined.seat, hostToken: created.hostToken,
+      password });
+    if (bots) {
+      for (const seat of [1, 2, 3]) {
+        await call(() => client.addBot({ tableId, seat, level, requestId: requestId() },
+          bearer(created.hostToken)));
+      }
+    }
+    say("");
+    location.hash = `#/table/${encodeURIComponent(tableId)}`;
+  } catch (err) {
+    fail(err);
+  }
+}
+
+// ------------------------------------------------------------------------------------ table
+
+interface TableScreen {
+  tableId: string; key: string; memory: Remembered; view?: Table; legal?: GetLegalActionsResponse;
+  refused: Map<string, string>; abort: AbortController; refreshing: boolean; again: boolean;
+}
+
+function showTable(tableId: string, watchOnly: boolean): void {
+  const key = memoryKey(tableId, watchOnly);
+  const memory = remember(key);
+  const screen: TableScreen = { tableId, key, memory, refused: new Map(), abort: new AbortController(),
+    refreshing: false, again: false };
+  app.replaceChildren(el("section", { id: "table", "data-table-id": tableId }, "Loading…"));
+  const tick = window.setInterval(() => showTimers(screen), 1000);
+  leaveView = () => { screen.abort.abort(); clearInterval(tick); };
+  void refresh(screen).then(() => {
+    const from = BigInt(memory.lastSequence ?? "0") + 1n;
+    void watchTable(client, tableId, {
+      token: memory.token, password: memory.password, fromSequence: from, signal: screen.abort.signal,
+      onEvent: (event) => onEvent(screen, event),
+      onState: (connected, error) => {
+        connection.textContent = connected ? "connected" : "reconnecting…";
+        connection.dataset.connected = String(connected);
+        if (error && error.code !== Code.Unavailable) fail(error);
+      },
+    });
+  });
+}
+
+function onEvent(screen: TableScreen, event: TableEvent): void {
+  const m = screen.memory;
+  m.lastSequence = event.sequence.toString();
+  const names = (seat: number) => screen.view?.seats[seat]?.displayName || `seat ${seat}`;
+  switch (event.body.case) {
+    case "cardPlayed": {
+      const { seat, card } = event.body.value;
+      if (card) m.trick = [...(m.trick ?? []), { seat, card: cardKey(card), name: cardName(card) }];
+      break;
+    }
+    case "trickWon": {
+      const winner = event.body.value.winner;
+      m.lastTrick = (m.trick ?? []).map((t) => ({ ...t, winner: t.seat === winner }));
+      m.trick = [];
+      break;
+    }
+    case "dealStarted":
+      m.trick = [];
+      break;
+    case "chatPosted": {
+      const { displayName, text } = event.body.value;
+      m.chat = [...(m.chat ?? []), `${displayName}: ${text}`].slice(-50);
+      break;
+    }
+    case "seatLeft":
+      if (event.body.value.seat === m.seat) m.chat = [...(m.chat ?? []), `${names(m.seat)} left`];
+      break;
+    default:
+      break;
+  }
+  keep(screen.key, m);
+  void refresh(screen);
+}
+
+/** GetTable and GetLegalActions for this viewer, then render; calls that come while one is
+ * running are folded into one more. */
+async function refresh(screen: TableScreen): Promise<void> {
+  if (screen.refreshing) { screen.again = true; return; }
+  screen.refreshing = true;
+  try {
+    do {
+      screen.again = false;
+      const { tableId, memory } = screen;
+      try {
+        screen.view = await call(() => client.getTable({ tableId, password: memory.password ?? "" },
+          bearer(memory.token)));
+      } catch (err) {
+        if (err instanceof TableError && memory.token
+          && (err.code === Code.Unauthenticated || err.code === Code.PermissionDenied)) {
+          delete memory.token; delete memory.seat;  // not this seat's any more: watch instead
+          keep(screen.key, memory);
+          screen.again = true;
+          continue;
+        }
+        throw err;
+      }
+      screen.legal = undefined;
+      if (memory.token && screen.view.status === TableStatus.PLAYING) {
+        screen.legal = await call(() => client.getLegalActions({ tableId }, bearer(memory.token)));
+      }
+      render(screen);
+    } while (screen.again);
+  } catch (err) {
+    fail(err);
+    if (err instanceof TableError && err.code === Code.PermissionDenied && !screen.memory.password) {
+      askPassword(screen);
+    }
+  } finally {
+    screen.refreshing = false;
+  }
+}
+
+function askPassword(screen: TableScreen): void {
+  const input = el("input", { id: "table-password", type: "password" });
+  const form = el("form", { class: "panel" }, el("label", {}, "This table is private. Password ", input),
+    el("button", { type: "submit" }, "Open"));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    screen.memory.password = input.value;
+    keep(screen.key, screen.memory);
+    say("");
+    void refresh(screen);
+  });
+  app.replaceChildren(el("section", { id: "table", "data-table-id": screen.tableId }, form));
+}
+
+function render(screen: TableScreen): void {
+  const view = screen.view;
+  if (!view) return;
+  const game = view.game;
+  const mySeat = screen.memory.token !== undefined ? view.yourSeat : -1;
+  const me = mySeat >= 0 ? mySeat : 0;  // whose place is at the bottom
+  const places = ["south", "west", "north", "east"];
+  // Names are not unique (three bots may share one): the place at this table tells them apart.
+  const seatName = (s: number) => `${view.seats[s]?.displayName || "seat"} (${places[(s - me + 4) % 4]})`;
+  const relation = (s: number) => mySeat < 0 ? (s % 2 === 0 ? "north–south" : "east–west")
+    : s === mySeat ? "you" : s === (mySeat + 2) % 4 ? "partner" : "opponent";
+  const playing = view.status === TableStatus.PLAYING;
+  const yourTurn = !!screen.legal?.yourTurn;
+
+  const seats = [0, 1, 2, 3].map((offset) => {
+    const s = (me + offset) % 4;
+    const info = view.seats[s];
+    const place = places[offset];
+    const empty = !info || info.occupant === SeatOccupant.EMPTY;
+    const box = el("div", { class: `seat ${place}${playing && game?.toAct === s ? " to-act" : ""}`,
+      "data-seat": String(s) },
+      el("strong", { class: "name" }, empty ? "empty seat" : view.seats[s]?.displayName || "player"),
+      el("span", { class: "relation" }, ` ${place} · ${relation(s)}`),
+      info?.occupant === SeatOccupant.BOT ? el("span", { class: "badge" }, info.botTakeover ? "bot (took over)" : "bot") : null,
+      game && playing && game.dealer === s ? el("span", { class: "badge" }, "dealer") : null,
+      game && game.taker === s && game.contract ? el("span", { class: "badge" }, "taker") : null,
+      playing && game?.toAct === s ? el("span", { class: "turn" }, s === mySeat ? " ▶ your turn" : " ▶ to play") : null);
+    if (empty && mySeat < 0 && view.status === TableStatus.WAITING_FOR_PLAYERS) {
+      box.append(button("Sit here", () => sit(screen, s), { class: "sit" }));
+    }
+    if (empty && screen.memory.hostToken && view.status === TableStatus.WAITING_FOR_PLAYERS) {
+      box.append(button("Add a bot", () => addBot(screen, s), { class: "add-bot" }));
+    }
+    return box;
+  });
+
+  const trickCards = (game?.currentTrick ?? []).map((played) => el("li", { "data-seat": String(played.seat) },
+    el("span", { class: "who" }, `${seatName(played.seat)}: `), played.card ? cardFace(played.card) : null));
+  const trick = el("ol", { id: "trick", "aria-label": "the trick on the table" }, ...trickCards);
+  const turned = game?.turnedCard && game.phase === DealPhase.AUCTION
+    ? el("p", { id: "turned" }, "Turned up: ", cardFace(game.turnedCard)) : null;
+  const last = (screen.memory.lastTrick ?? []);
+  const lastTrick = el("section", { id: "last-trick", class: "panel" }, el("h3", {}, "Last trick"),
+    last.length ? el("ol", {}, ...last.map((t) => el("li", { "data-card": t.card },
+      `${seatName(t.seat)}: ${t.name}${t.winner ? " (won it)" : ""}`))) : "none yet");
+
+  const team = mySeat >= 0 ? mySeat % 2 : 0;
+  const totals = game?.totals ?? [0, 0];
+  const target = view.options["target"] ?? "";
+  const scores = el("section", { id: "scores", class: "panel" }, el("h3", {}, "Score"),
+    el("p", {}, mySeat >= 0
+      ? `Us ${totals[team] ?? 0} · Them ${totals[1 - team] ?? 0}`
+      : `North–south ${totals[0] ?? 0} · East–west ${totals[1] ?? 0}`, target ? ` (to ${target})` : ""),
+    game ? el("p", {}, `Game ${game.gameNumber}, deal ${game.dealNumber}` +
+      (game.phase === DealPhase.CARD_PLAY ? `, trick ${game.trickNumber}` : "")) : null,
+    game?.tricksWon?.length ? el("p", {}, `Tricks: ${mySeat >= 0 ? "us" : "N–S"} ${game.tricksWon[team]}, ` +
+      `${mySeat >= 0 ? "them" : "E–W"} ${game.tricksWon[1 - team]}`) : null,
+    game?.lastDeal?.explanation ? el("p", { id: "last-deal" }, `Last deal: ${game.lastDeal.explanation}`) : null);
+  const contract = el("p", { id: "contract" }, game?.contract
+    ? `Contract: ${contractName(game.contract)}, taken by ${seatName(game.taker)} (${relation(game.taker)})`
+    : game?.phase === DealPhase.AUCTION ? "Auction in progress" : "");
+  const turn = el("p", { id: "turn", "aria-live": "polite" }, !playing ? statusText(view)
+    : yourTurn ? "Your turn" : `${seatName(game?.toAct ?? 0)} to play`, el("span", { id: "timer" }));
+
+  const bids = el("ol", { id: "auction", "aria-label": "bids made" }, ...(game?.bids ?? []).map((b) =>
+    el("li", {}, `${seatName(b.seat)}: ${bidName(b.bid)}`)));
+  const legal = screen.legal?.actions ?? [];
+  const bidButtons = el("div", { id: "bids", role: "group", "aria-label": "your bids" },
+    ...legal.filter((a) => a.action.case === "bid").map((a) => actButton(screen, a, "bid")));
+  const announceButtons = el("div", { id: "announce", role: "group", "aria-label": "your announcements" },
+    ...legal.filter((a) => a.action.case === "announce").map((a) => actButton(screen, a, "announce")));
+  const announced = el("ul", { id: "announcements" }, ...(game?.announcements ?? []).map((a) =>
+    el("li", {}, `${seatName(a.seat)}: ${announcementName(a.announcement)}`)));
+
+  const playable = new Set(legal.filter((a) => a.action.case === "card")
+    .map((a) => cardKey(a.action.value as Card)));
+  const hand = el("div", { id: "hand", role: "group", "aria-label": "your hand" },
+    ...(game?.yourHand ?? []).map((card) => handCard(screen, card, yourTurn && playable.has(cardKey(card)),
+      yourTurn && game?.phase === DealPhase.CARD_PLAY)));
+
+  const chatList = el("ol", { id: "chat-log", "aria-live": "polite" },
+    ...(screen.memory.chat ?? []).map((line) => el("li", {}, line)));
+  const chatInput = el("input", { id: "chat-input", maxlength: "500", "aria-label": "chat message" });
+  const chat = el("form", { id: "chat", class: "panel" }, el("h3", {}, "Chat"), chatList, chatInput,
+    el("button", { id: "chat-send", type: "submit" }, "Send"));
+  chat.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const text = chatInput.value.trim();
+    if (text) void postChat(screen, text);
+  });
+
+  const finished = view.status === TableStatus.FINISHED;
+  const controls = el("div", { id: "controls" },
+    finished && mySeat >= 0 && !view.rematchVotes.includes(mySeat) && !view.closed
+      ? button("Rematch", () => voteRematch(screen), { id: "rematch" }) : null,
+    finished && view.rematchVotes.length ? el("span", {}, ` Rematch votes: ${view.rematchVotes.map(seatName).join(", ")} `) : null,
+    mySeat >= 0 && !view.closed ? button("Leave the table", () => leave(screen), { id: "leave" }) : null,
+    button("Lobby", () => { location.hash = "#/"; }, { id: "to-lobby" }));
+  const final = finished && game ? el("p", { id: "final", role: "status" },
+    `Final score: ${mySeat >= 0 ? `us ${totals[team]}, them ${totals[1 - team]}` : `north–south ${totals[0]}, east–west ${totals[1]}`}. ` +
+    (game.winningTeam < 0 ? "" : mySeat >= 0 ? (game.winningTeam === team ? "You won!" : "You lost.")
+      : `${game.winningTeam === 0 ? "North–south" : "East–west"} won.`)) : null;
+
+  const section = el("section", { id: "table", "data-table-id": view.tableId, "data-your-seat": String(mySeat),
+    "data-version": view.version.toString(), "data-status": TableStatus[view.status] ?? "" },
+    el("h2", {}, `${view.name || "Table"} · ${view.preset}${view.private ? " · private" : ""}`),
+    el("p", { class: "share" }, "Table id: ", el("code", {}, view.tableId)),
+    final, turn,
+    el("div", { class: "board" }, ...seats, el("div", { class: "centre" }, turned, trick)),
+    contract, hand, bidButtons, announceButtons,
+    el("div", { class: "columns" },
+      el("section", { class: "panel" }, el("h3", {}, "Auction"), bids, el("h3", {}, "Announcements"), announced),
+      lastTrick, scores, chat),
+    controls);
+  const focused = document.activeElement?.id;
+  const typed = (document.getElementById("chat-input") as HTMLInputElement | null)?.value ?? "";
+  app.replaceChildren(section);
+  chatInput.value = typed;
+  if (focused) document.getElementById(focused)?.focus();
+  showTimers(screen);
+}
+
+function statusText(view: Table): string {
+  if (view.closed) return "The table is closed.";
+  if (view.status === TableStatus.WAITING_FOR_PLAYERS) {
+    const free = view.seats.filter((s) => s.occupant === SeatOccupant.EMPTY).length;
+    return `Waiting for ${free} more player${free === 1 ? "" : "s"}: share the link.`;
+  }
+  if (view.status === TableStatus.FINISHED) return "The game is over.";
+  return "";
+}
+
+function showTimers(screen: TableScreen): void {
+  const timer = document.getElementById("timer");
+  const deadline = screen.view?.turnDeadline ?? screen.view?.rematchDeadline;
+  if (!timer) return;
+  if (!deadline) { timer.textContent = ""; return; }
+  const left = Math.max(0, Math.round(Number(deadline.seconds) - Date.now() / 1000));
+  timer.textContent = ` · ${left} s left`;
+}
+
+function actButton(screen: TableScreen, action: Action, kind: string): HTMLButtonElement {
+  return button(actionName(action), () => act(screen, action), { class: kind });
+}
+
+function handCard(screen: TableScreen, card: Card, playable: boolean, playing: boolean): HTMLElement {
+  const face = cardFace(card, "button");
+  face.setAttribute("type", "button");
+  face.classList.add(playable ? "playable" : "not-playable");
+  face.dataset.playable = String(playable);
+  const refused = screen.refused.get(cardKey(card));
+  if (refused) { face.classList.add("refused"); face.title = refused; }
+  face.setAttribute("aria-label", `${cardName(card)}${playing ? (playable ? ", playable" : ", not allowed now") : ""}`);
+  face.addEventListener("click", () => void act(screen, { action: { case: "card", value: card } } as Action, cardKey(card)));
+  return face;
+}
+
+async function act(screen: TableScreen, action: Action, card?: string): Promise<void> {
+  const { tableId, memory } = screen;
+  try {
+    await call(() => client.act({ tableId, action, requestId: requestId() }, bearer(memory.token)));
+    screen.refused.clear();
+    say("");
+  } catch (err) {
+    fail(err);
+    if (card && err instanceof TableError) screen.refused.set(card, err.message);
+  }
+  await refresh(screen);
+}
+
+async function sit(screen: TableScreen, seat: number): Promise<void> {
+  const { tableId, memory } = screen;
+  let name = playerName();
+  if (!name) {
+    name = (prompt("Your name at the table?") ?? "").trim() || "player";
+    localStorage.setItem("belote.name", name);
+  }
+  try {
+    const joined = await call(() => client.joinTable({ tableId, seat, displayName: name,
+      password: memory.password ?? "", requestId: requestId() }));
+    memory.token = joined.seatToken;
+    memory.seat = joined.seat;
+    if (screen.key !== memoryKey(tableId)) localStorage.removeItem(screen.key);
+    keep(memoryKey(tableId), memory);
+    say("");
+    // The stream was opened without the token: open it again as the seat.
+    if (location.hash !== `#/table/${encodeURIComponent(tableId)}`) location.hash = `#/table/${encodeURIComponent(tableId)}`;
+    else route();
+  } catch (err) {
+    fail(err);
+  }
+}
+
+async function addBot(screen: TableScreen, seat: number): Promise<void> {
+  try {
+    await call(() => client.addBot({ tableId: screen.tableId, seat, level: BotLevel.NORMAL,
+      requestId: requestId() }, bearer(screen.memory.hostToken)));
+  } catch (err) {
+    fail(err);
+  }
+}
+
+async function postChat(screen: TableScreen, text: string): Promise<void> {
+  try {
+    await call(() => client.postChat({ tableId: screen.tableId, text, password: screen.memory.password ?? "",
+      displayName: screen.memory.token ? "" : playerName() || "spectator", requestId: requestId() },
+    bearer(screen.memory.token)));
+    const input = document.getElementById("chat-input") as HTMLInputElement | null;
+    if (input) input.value = "";
+  } catch (err) {
+    fail(err);
+  }
+}
+
+async function voteRematch(screen: TableScreen): Promise<void> {
+  try {
+    await call(() => client.voteRematch({ tableId: screen.tableId, requestId: requestId() },
+      bearer(screen.memory.token)));
+  } catch (err) {
+    fail(err);
+  }
+  await refresh(screen);
+}
+
+async function leave(screen: TableScreen): Promise<void> {
+  try {
+    await call(() => client.leaveTable({ tableId: screen.tableId, requestId: requestId() },
+      bearer(screen.memory.token)));
+    localStorage.removeItem(screen.key);
+    location.hash = "#/";
+  } catch (err) {
+    fail(err);
+  }
+}
+
+// ----------------------------------------------------------------------------------- router
+
+function route(): void {
+  leaveView?.();
+  leaveView = undefined;
+  connection.textContent = "";
+  const found = /^#\/table\/([^?]+)(\?watch)?$/.exec(location.hash);
+  if (found) showTable(decodeURIComponent(found[1]), !!found[2]);
+  else showLobby();
+}
+
+window.addEventListener("hashchange", () => { say(""); route(); });
+route();
