@@ -37,3 +37,32 @@ def web(server):
     from web_helpers import ConnectClient
 
     return ConnectClient(server.web_url)
+
+
+# One module's: Playwright's sync API runs an event loop of its own while it is open, which the
+# asyncio tests of the other modules must not find running.
+@pytest.fixture(scope="module")
+def browser():
+    from browser import CHROMIUM_ARGS, executable, require_browser
+
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=executable(), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A phone-sized page of a fresh browser context (its own localStorage)."""
+    from browser import PHONE
+
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    context.close()
+    assert not errors, f"the page threw: {errors}"

@@ -171,6 +171,7 @@ async function createTable(name: string, preset: string, target: string, bots: b
 interface TableScreen {
   tableId: string; key: string; memory: Remembered; view?: Table; legal?: GetLegalActionsResponse;
   refused: Map<string, string>; abort: AbortController; refreshing: boolean; again: boolean;
+  shown?: string;
 }
 
 function showTable(tableId: string, watchOnly: boolean): void {
@@ -254,6 +255,8 @@ async function refresh(screen: TableScreen): Promise<void> {
       screen.legal = undefined;
       if (memory.token && screen.view.status === TableStatus.PLAYING) {
         screen.legal = await call(() => client.getLegalActions({ tableId }, bearer(memory.token)));
+        // A bot moved between the two answers: they do not describe one moment, ask again.
+        if (screen.legal.version !== screen.view.version) { screen.again = true; continue; }
       }
       render(screen);
     } while (screen.again);
@@ -284,6 +287,12 @@ function askPassword(screen: TableScreen): void {
 function render(screen: TableScreen): void {
   const view = screen.view;
   if (!view) return;
+  // Nothing new, nothing redrawn: the focus and a click in progress stay where they are.
+  const shown = [view.version, view.rematchVotes.length, view.closed, screen.legal?.version,
+    screen.legal?.yourTurn, [...screen.refused.keys()].join(), screen.memory.chat?.length,
+    screen.memory.token].join("|");
+  if (shown === screen.shown) return;
+  screen.shown = shown;
   const game = view.game;
   const mySeat = screen.memory.token !== undefined ? view.yourSeat : -1;
   const me = mySeat >= 0 ? mySeat : 0;  // whose place is at the bottom
