@@ -17,7 +17,7 @@ DEPS_STAMP := $(VENV)/.deps-installed
 # exactly as its package-lock.json pins them, TypeScript generated from proto/ (protobuf-es) and
 # the page bundled by esbuild into clients/web/dist/. Without npm, a note: the server then serves
 # a page saying the client was not built, and the browser tests skip (or fail when CI is set).
-WEB_CLIENT := clients/web/dist/index.html
+WEB_CLIENT := $(if $(wildcard clients/web/package.json),clients/web/dist/index.html)
 WEB_SOURCES := $(wildcard clients/web/src/*.ts clients/web/static/*) clients/web/build.mjs \
 	clients/web/tsconfig.json
 
@@ -105,7 +105,7 @@ clients/web/node_modules: clients/web/package.json clients/web/package-lock.json
 		cd clients/web && npm ci --ignore-scripts --no-audit --no-fund && touch node_modules; \
 	fi
 
-$(WEB_CLIENT): clients/web/node_modules $(WEB_SOURCES) $(PROTOS) $(DEPS_STAMP)
+clients/web/dist/index.html: clients/web/node_modules $(WEB_SOURCES) $(PROTOS) $(DEPS_STAMP)
 	@if command -v npm >/dev/null 2>&1; then \
 		cd clients/web && PYTHON=$(abspath $(BIN)/python) node build.mjs; \
 	else \

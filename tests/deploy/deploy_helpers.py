@@ -20,6 +20,7 @@ GRAFANA = DEPLOY / "grafana"
 
 GRPC_PORT = 50051
 METRICS_PORT = 9464
+WEB_PORT = 8080  # the web port: Connect, gRPC-Web and the page (BELOTE_WEB_LISTEN)
 METRICS_PATH = "/metrics"
 
 # FALLBACK, until belote.observability (with METRIC_NAMES) lands: the metric names the server is

@@ -14,6 +14,7 @@ from deploy_helpers import (
     GRPC_PORT,
     METRIC_RE,
     METRICS_PORT,
+    WEB_PORT,
     alert_rules,
     base_metric,
     belote_services,
@@ -102,6 +103,7 @@ def test_metric_names_in_deploy_are_defined_in_the_source():
 
 def test_ports_match_the_server():
     assert cli.DEFAULT_LISTEN.rpartition(":")[2] == str(GRPC_PORT)
+    assert cli.DEFAULT_WEB_LISTEN.rpartition(":")[2] == str(WEB_PORT)
     found = re.search(rf"\b{METRICS_PORT}\b", source_text()) is not None
     assert found, (f"the metrics port {METRICS_PORT} (BELOTE_METRICS_LISTEN's default) is not "
                    "in service/belote/")
@@ -116,7 +118,8 @@ def test_listen_addresses_in_deploy_use_the_two_ports():
     assert listens
     for name, value in listens.items():
         port = int(value.rpartition(":")[2])
-        assert port == {"BELOTE_LISTEN": GRPC_PORT, "BELOTE_METRICS_LISTEN": METRICS_PORT}[name]
+        assert port == {"BELOTE_LISTEN": GRPC_PORT, "BELOTE_METRICS_LISTEN": METRICS_PORT,
+                        "BELOTE_WEB_LISTEN": WEB_PORT}[name]
 
 
 # ------------------------------------------------------------------------- command lines

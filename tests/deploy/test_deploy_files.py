@@ -19,6 +19,7 @@ from deploy_helpers import (
     METRICS_PORT,
     PROMETHEUS,
     ROOT,
+    WEB_PORT,
     belote_services,
     compose,
     dashboard,
@@ -256,7 +257,7 @@ def test_deployment_probes_resources_and_shutdown():
     for kind in ("requests", "limits"):
         assert {"cpu", "memory"} <= set(container["resources"][kind]), kind
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
-    assert ports == {"grpc": GRPC_PORT, "metrics": METRICS_PORT}
+    assert ports == {"grpc": GRPC_PORT, "metrics": METRICS_PORT, "web": WEB_PORT}
 
     sleep = container["lifecycle"]["preStop"]["exec"]["command"]
     assert sleep[0] == "sleep"
@@ -303,6 +304,7 @@ def test_service_hpa_and_pdb_point_at_the_deployment():
     container_ports = {p["name"] for p in _container(objects)["ports"]}
     ports = {p["name"]: p for p in service["spec"]["ports"]}
     assert ports["grpc"]["port"] == GRPC_PORT and ports["metrics"]["port"] == METRICS_PORT
+    assert ports["web"]["port"] == WEB_PORT
     assert {p["targetPort"] for p in ports.values()} <= container_ports
 
     hpa = objects["HorizontalPodAutoscaler"]

@@ -327,7 +327,8 @@ function render(screen: TableScreen): void {
   });
 
   const trickCards = (game?.currentTrick ?? []).map((played) => el("li", { "data-seat": String(played.seat) },
-    el("span", { class: "who" }, `${seatName(played.seat)}: `), played.card ? cardFace(played.card) : null));
+    el("span", { class: "who", title: seatName(played.seat) }, places[(played.seat - me + 4) % 4]),
+    played.card ? cardFace(played.card) : null));
   const trick = el("ol", { id: "trick", "aria-label": "the trick on the table" }, ...trickCards);
   const turned = game?.turnedCard && game.phase === DealPhase.AUCTION
     ? el("p", { id: "turned" }, "Turned up: ", cardFace(game.turnedCard)) : null;
