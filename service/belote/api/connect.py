@@ -130,20 +130,26 @@ def _stream_endpoint(method: MethodInfo, behavior) -> Endpoint:
     return Endpoint.server_stream(method, call)
 
 
+def method_infos() -> dict[str, MethodInfo]:
+    """connectrpc's description of each TableService RPC, read from the proto's descriptor (what
+    the connectrpc code generator would write out)."""
+    return {rpc.name: MethodInfo(
+        name=rpc.name, service_name=SERVICE.full_name,
+        input=message_factory.GetMessageClass(rpc.input_type),
+        output=message_factory.GetMessageClass(rpc.output_type),
+        idempotency_level=IdempotencyLevel.UNKNOWN,
+        stream_type=StreamType.SERVER_STREAM if rpc.server_streaming else StreamType.UNARY)
+        for rpc in SERVICE.methods}
+
+
 def table_service_endpoints(servicer) -> dict[str, Endpoint]:
     """Each TableService RPC (the proto's list, so a new RPC is served here once the servicer
     has it) mapped to the servicer's method of that name."""
     endpoints = {}
-    for rpc in SERVICE.methods:
-        info = MethodInfo(
-            name=rpc.name, service_name=SERVICE.full_name,
-            input=message_factory.GetMessageClass(rpc.input_type),
-            output=message_factory.GetMessageClass(rpc.output_type),
-            idempotency_level=IdempotencyLevel.UNKNOWN,
-            stream_type=StreamType.SERVER_STREAM if rpc.server_streaming else StreamType.UNARY)
-        behavior = getattr(servicer, rpc.name)
-        make = _stream_endpoint if rpc.server_streaming else _unary_endpoint
-        endpoints[f"/{SERVICE.full_name}/{rpc.name}"] = make(info, behavior)
+    for name, info in method_infos().items():
+        streams = info.stream_type is StreamType.SERVER_STREAM
+        make = _stream_endpoint if streams else _unary_endpoint
+        endpoints[f"/{SERVICE.full_name}/{name}"] = make(info, getattr(servicer, name))
     return endpoints
 
 
