@@ -33,6 +33,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(serve(args.listen, args.store, args.reviewer_token, grace=args.grace,
                                  disconnect_grace=args.disconnect_grace,
+                                 tables_per_minute=args.tables_per_minute,
                                  metrics_listen=args.metrics_listen or None))
     except (BindError, StoreError) as exc:
         print(f"belote serve: {exc}", file=sys.stderr)
@@ -224,6 +225,11 @@ def build_parser() -> argparse.ArgumentParser:
                        default=float(_env("BELOTE_DISCONNECT_GRACE", "60")),
                        help="seconds a seated player's watch stream may stay gone before a bot "
                             "takes the seat (env BELOTE_DISCONNECT_GRACE; default 60)")
+    serve.add_argument("--tables-per-minute", type=int,
+                       default=int(_env("BELOTE_TABLES_PER_MINUTE", "30")),
+                       help="CreateTable calls one caller (a guest's address, or a registered "
+                            "player) may make per minute, 0 for no quota (env "
+                            "BELOTE_TABLES_PER_MINUTE; default 30)")
     serve.set_defaults(run=cmd_serve)
 
     demo = commands.add_parser("demo", help="play a game of four bots and print its score")

@@ -91,7 +91,7 @@ class Replica:
         with open(out, "wb") as o, open(err, "wb") as e:
             self.proc = subprocess.Popen(
                 [*BELOTE, "--log-level", "info", "serve", "--listen", "127.0.0.1:0",
-                 "--store", self.store_url, "--grace", "2"],
+                 "--store", self.store_url, "--grace", "2", "--tables-per-minute", "0"],
                 stdout=o, stderr=e, stdin=subprocess.DEVNULL, cwd=self.workdir, env=env)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

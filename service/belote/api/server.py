@@ -168,14 +168,14 @@ def on_stop_signals(loop: asyncio.AbstractEventLoop, stop: Callable[[], None]) -
 
 
 async def serve(listen: str, store_url: str, reviewer_token: str | None = None, *,
-                disconnect_grace: float = 60.0,
+                disconnect_grace: float = 60.0, tables_per_minute: int | None = None,
                 grace: float = 5.0, metrics_listen: str | None = None) -> int:
     """``belote serve``: run until SIGTERM or SIGINT, then stop gracefully. Returns the exit code."""
     from belote.app.tables import TableApp  # the app pulls in the store and the rules
 
     split_address(listen)  # a malformed address fails before the store is opened
     app = await TableApp.open(store_url, reviewer_token=reviewer_token,
-                              disconnect_grace_s=disconnect_grace)
+                              disconnect_grace_s=disconnect_grace, tables_per_minute=tables_per_minute)
     try:
         running = await start(listen, app)
     except BaseException:
