@@ -175,7 +175,8 @@ async def serve(listen: str, store_url: str, reviewer_token: str | None = None, 
 
     split_address(listen)  # a malformed address fails before the store is opened
     app = await TableApp.open(store_url, reviewer_token=reviewer_token,
-                              disconnect_grace_s=disconnect_grace, tables_per_minute=tables_per_minute)
+                              disconnect_grace_s=disconnect_grace,
+                              tables_per_minute=tables_per_minute)
     try:
         running = await start(listen, app)
     except BaseException:

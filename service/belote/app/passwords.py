@@ -32,7 +32,7 @@ class Passwords:
         # of its own that never leaves it (nothing to compare them with elsewhere).
         self._key = secrets.token_bytes(32)
         self._right: OrderedDict[bytes, None] = OrderedDict()
-        self._hashing: dict[bytes, asyncio.Future[bool]] = {}    # the same digests: one scrypt
+        self._hashing: dict[bytes, asyncio.Future[bool | None]] = {}     # in flight: one each
 
     async def hash(self, password: str, salt: bytes) -> bytes:
         async with self._at_once:
@@ -43,34 +43,45 @@ class Passwords:
         """Nothing if ``password`` is the table's; PERMISSION_DENIED if it is not, and
         RESOURCE_EXHAUSTED for a caller with too many wrong tries on this table lately (the
         right password too: a guess must not be told apart from a refusal)."""
-        key = f"{table_id}:{caller}"
-        if await self.wrong.full(key):
-            raise _too_many(self.wrong)
-        seen = hmac.new(self._key, salt + password.encode(), "sha256").digest()
-        if seen in self._right:
-            self._right.move_to_end(seen)
-            return
-        try_ = None
-        if seen not in self._hashing:
-            try_ = await self.wrong.take(key)
+        key, seen = f"{table_id}:{caller}", hmac.new(self._key, salt + password.encode(),
+                                                    "sha256").digest()
+        while True:
+            if await self.wrong.full(key):
+                raise _too_many(self.wrong)
+            if seen in self._right:
+                self._right.move_to_end(seen)
+                return
+            hashing = self._hashing.get(seen)
+            if hashing is None:
+                break
+            # The same password is being hashed for another request: its answer is ours (None:
+            # that request had no answer, its caller over its limit or gone; try as ourselves).
+            right = await asyncio.shield(hashing)
+            if right is not None:
+                if not right:
+                    raise _wrong()
+                return
+        # No await from the look into _hashing to here: whoever comes next waits for this hash.
+        hashing = self._hashing[seen] = asyncio.get_running_loop().create_future()
+        right = None
+        try:
+            try_ = await self.wrong.take(key)      # counted before the hash: a flood hashes 5
             if try_ is None:
                 raise _too_many(self.wrong)
-        hashing = self._hashing.get(seen)
-        if hashing is None:
-            # Not the caller's task: a caller that goes away does not cancel the others' answer.
-            hashing = asyncio.ensure_future(self._is(password, salt, password_hash))
-            self._hashing[seen] = hashing
-            hashing.add_done_callback(lambda _: self._hashing.pop(seen, None))
-        if not await asyncio.shield(hashing):
-            raise err.denied("WRONG_PASSWORD", "wrong password for this private table")
-        if try_ is not None:
-            await self.wrong.give_back(key, try_)
+            right = hmac.compare_digest(await self.hash(password, salt), password_hash)
+        finally:
+            del self._hashing[seen]
+            hashing.set_result(right)
+        if not right:
+            raise _wrong()
+        await self.wrong.give_back(key, try_)
         self._right[seen] = None
         if len(self._right) > REMEMBERED:
             self._right.popitem(last=False)
 
-    async def _is(self, password: str, salt: bytes, password_hash: bytes) -> bool:
-        return hmac.compare_digest(await self.hash(password, salt), password_hash)
+
+def _wrong() -> err.AppError:
+    return err.denied("WRONG_PASSWORD", "wrong password for this private table")
 
 
 def _too_many(wrong: WrongPasswords) -> err.AppError:

@@ -154,7 +154,8 @@ class TableApp:
         return cls(store, await store.server_secret(), reviewer_token, disconnect_grace_s,
                    auth_secret=os.environ.get("BELOTE_AUTH_SECRET"),
                    starting_chips=int(os.environ.get("BELOTE_STARTING_CHIPS") or STARTING_CHIPS),
-                   tables_per_minute=TABLES_PER_MINUTE if tables_per_minute is None else tables_per_minute)
+                   tables_per_minute=TABLES_PER_MINUTE if tables_per_minute is None
+                   else tables_per_minute)
 
     async def close(self) -> None:
         self.shutdown()
@@ -546,7 +547,8 @@ class TableApp:
         window = self._tables_created
         if window is None or peer is None:
             return
-        if await window.take(caller_key(f"player:{player}" if player else peer), holder=key) is None:
+        caller = caller_key(f"player:{player}" if player else peer)
+        if await window.take(caller, holder=key) is None:
             raise err.AppError(err.RESOURCE_EXHAUSTED, "TOO_MANY_TABLES",
                                f"at most {window.limit} new tables per minute from one caller: "
                                "retry within a minute")
@@ -980,7 +982,8 @@ def _check_spectator_name(state: TableState, name: str) -> None:
     if not 1 <= len(name) <= MAX_DISPLAY_NAME:
         raise err.invalid("display_name", f"display_name: a spectator posts under a name of "
                                           f"1 to {MAX_DISPLAY_NAME} characters")
-    if name.strip().casefold() in {s.display_name.strip().casefold() for s in state.seats if s.display_name}:
+    seats = {s.display_name.strip().casefold() for s in state.seats if s.display_name}
+    if name.strip().casefold() in seats:
         raise err.invalid("display_name", f"display_name: {name!r} is the name of a seat at this "
                                           "table: a spectator posts under a name of its own",
                           "NAME_OF_A_SEAT")
