@@ -60,17 +60,8 @@ from belote.table.decide import (
     VoteRematch,
     decide,
 )
-from belote.table.state import (
-    BOT,
-    CHAT_BURST,
-    CHAT_WINDOW_S,
-    FINISHED,
-    HUMAN,
-    PLAYING,
-    WAITING,
-    TableState,
-    evolve,
-)
+from belote.table.state import BOT, FINISHED, HUMAN, PLAYING, WAITING, TableState, evolve
+from belote.table.state import CHAT_BURST, CHAT_WINDOW_S
 from belote.table.views import REVIEWER, SPECTATOR, Redactor, seat_view, status_to_pb, table_view
 from belote.v1 import events_pb2 as epb
 from belote.v1 import table_service_pb2 as tpb
