@@ -30,6 +30,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from belote.api.server import BindError, serve
     from belote.store import StoreError
 
+    if args.tables_per_minute < 0:
+        print("belote serve: --tables-per-minute: 0 (no quota) or more", file=sys.stderr)
+        return 2
     try:
         return asyncio.run(serve(args.listen, args.store, args.reviewer_token, grace=args.grace,
                                  disconnect_grace=args.disconnect_grace,
