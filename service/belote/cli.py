@@ -31,9 +31,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from belote.app.server_key import KeyError_
     from belote.store import StoreError
 
+    if args.tables_per_minute < 0:
+        print("belote serve: --tables-per-minute: 0 (no quota) or more", file=sys.stderr)
+        return 2
     try:
         return asyncio.run(serve(args.listen, args.store, args.reviewer_token, grace=args.grace,
                                  disconnect_grace=args.disconnect_grace, key_file=args.key_file,
+                                 tables_per_minute=args.tables_per_minute,
                                  metrics_listen=args.metrics_listen or None))
     except (BindError, StoreError, KeyError_) as exc:
         print(f"belote serve: {exc}", file=sys.stderr)
@@ -253,6 +257,11 @@ def build_parser() -> argparse.ArgumentParser:
                        default=float(_env("BELOTE_DISCONNECT_GRACE", "60")),
                        help="seconds a seated player's watch stream may stay gone before a bot "
                             "takes the seat (env BELOTE_DISCONNECT_GRACE; default 60)")
+    serve.add_argument("--tables-per-minute", type=int,
+                       default=int(_env("BELOTE_TABLES_PER_MINUTE", "30")),
+                       help="CreateTable calls one caller (a guest's address, or a registered "
+                            "player) may make per minute, 0 for no quota (env "
+                            "BELOTE_TABLES_PER_MINUTE; default 30)")
     serve.set_defaults(run=cmd_serve)
 
     demo = commands.add_parser("demo", help="play a game of four bots and print its score")

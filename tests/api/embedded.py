@@ -33,12 +33,19 @@ def as_player(sub: str, **kw) -> tuple[tuple[str, str], ...]:
 async def embedded_server(workdir: Path, **app_options):
     """(app, stub) of a server on 127.0.0.1:<any port> over the sqlite file `belote.db` in
     `workdir`: two of them on one workdir are two replicas on one store."""
+    async with embedded_address(workdir, **app_options) as (app, address):
+        async with grpc.aio.insecure_channel(address) as channel:
+            yield app, table_service_pb2_grpc.TableServiceStub(channel)
+
+
+@contextlib.asynccontextmanager
+async def embedded_address(workdir: Path, **app_options):
+    """(app, address) of such a server, for a test that makes its own channels."""
     store = SqliteEventStore(str(workdir / "belote.db"))
     app = TableApp(store, await store.server_secret(), **{"auth_secret": AUTH_SECRET, **app_options})
     running = await start("127.0.0.1:0", app)
     try:
-        async with grpc.aio.insecure_channel(running.address) as channel:
-            yield app, table_service_pb2_grpc.TableServiceStub(channel)
+        yield app, running.address
     finally:
         await running.stop(0.5)
 

@@ -101,6 +101,12 @@ def test_serve_refuses_a_bad_store_url():
     assert "unsupported store URL" in run.stderr and "Traceback" not in run.stderr
 
 
+def test_serve_refuses_a_negative_table_quota():
+    run = belote("serve", "--listen", "127.0.0.1:0", "--tables-per-minute", "-1")
+    assert run.returncode == 2
+    assert run.stderr == "belote serve: --tables-per-minute: 0 (no quota) or more\n"
+
+
 def test_serve_refuses_a_busy_port(server, tmp_path):
     run = belote("serve", "--listen", server.address, "--store", f"sqlite:///{tmp_path}/b.db")
     assert run.returncode == 2

@@ -23,6 +23,7 @@ class StandInApp:
     def __init__(self):
         self.error: BaseException | None = None
         self.tokens: list[str | None] = []
+        self.peers: list[str | None] = []
         self.closed = False
 
     async def resume(self):
@@ -43,8 +44,13 @@ class StandInApp:
             raise self.error
         return pb.ActResponse(version=7)
 
-    async def watch_table(self, req, token):
+    async def get_table(self, req, token, *, peer=None):
+        self.peers.append(peer)
+        return pb.Table(table_id=req.table_id)
+
+    async def watch_table(self, req, token, *, peer=None):
         self.tokens.append(token)
+        self.peers.append(peer)
         yield events_pb2.TableEvent(sequence=1, table_id=req.table_id)
         if self.error:
             raise self.error
@@ -121,6 +127,14 @@ async def test_bearer_token_reaches_the_app_and_its_absence_is_none(served):
     await stub.Act(ACT, metadata=(("authorization", "bearer   tok-456 "),))
     await stub.Act(ACT)
     assert app.tokens == ["tok-123", "tok-456", None]
+
+
+async def test_the_caller_s_host_reaches_the_app_as_its_peer(served):
+    app, stub, _ = served
+    await stub.GetTable(pb.GetTableRequest(table_id="t1"))
+    async for _ in stub.WatchTable(pb.WatchTableRequest(table_id="t1")):
+        pass
+    assert app.peers == ["127.0.0.1", "127.0.0.1"]      # no port: a reconnect is the same caller
 
 
 @pytest.mark.parametrize("value", ["tok-123", "Basic abc", "Bearer", "Bearer  "])

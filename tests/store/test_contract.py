@@ -619,6 +619,17 @@ async def test_a_lease_scope_gives_at_most_limit_places_until_they_end(store):
     assert await store.count_leases("s", T0 + 500) == 0
 
 
+async def test_ended_leases_of_every_scope_are_forgotten_at_once(store):
+    # Scopes never taken again (one per caller) keep no rows: an ended lease, once dropped, is
+    # not there to extend.
+    for scope in ("caller-1", "caller-2"):
+        assert await store.take_lease(scope, "a", 5, now_us=T0, until_us=T0 + 100)
+    assert await store.take_lease("caller-3", "a", 5, now_us=T0, until_us=T0 + 300)
+    await store.drop_ended_leases(T0 + 100)
+    await store.extend_leases([("caller-1", "a"), ("caller-2", "a"), ("caller-3", "a")], T0 + 500)
+    assert [await store.count_leases(s, T0 + 200) for s in ("caller-1", "caller-2", "caller-3")] == [0, 0, 1]
+
+
 async def test_leases_taken_at_once_through_many_stores_never_exceed_the_limit(store, backend):
     # As 6 replicas would, each with 5 viewers arriving at the same moment, for 12 places.
     stores = [store, *(backend.open() for _ in range(5))]

@@ -89,7 +89,8 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
 
     async def CreateTable(self, request, context):
         return await _unary(context, "CreateTable",
-                            lambda _: self._app.create_table(request, player_token(context)))
+                            lambda _: self._app.create_table(request, player_token(context),
+                                                             peer=peer_host(context)))
 
     async def ListTables(self, request, context):
         return await _unary(context, "ListTables", lambda _: self._app.list_tables(request))
@@ -97,7 +98,8 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     async def JoinTable(self, request, context):
         # The bearer token matters only to reclaim a seat left to a takeover bot.
         return await _unary(context, "JoinTable",
-                            lambda t: self._app.join_table(request, t, player_token(context)))
+                            lambda t: self._app.join_table(request, t, player_token(context),
+                                                           peer=peer_host(context)))
 
     async def AddBot(self, request, context):
         return await _unary(context, "AddBot", lambda t: self._app.add_bot(request, t))
@@ -113,10 +115,12 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         return await _unary(context, "Act", lambda t: self._app.act(request, t))
 
     async def GetTable(self, request, context):
-        return await _unary(context, "GetTable", lambda t: self._app.get_table(request, t))
+        return await _unary(context, "GetTable",
+                            lambda t: self._app.get_table(request, t, peer=peer_host(context)))
 
     async def PostChat(self, request, context):
-        return await _unary(context, "PostChat", lambda t: self._app.post_chat(request, t))
+        return await _unary(context, "PostChat",
+                            lambda t: self._app.post_chat(request, t, peer=peer_host(context)))
 
     async def VoteRematch(self, request, context):
         return await _unary(context, "VoteRematch", lambda t: self._app.vote_rematch(request, t))
@@ -130,7 +134,8 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
                             lambda _: self._app.get_leaderboard(request, player_token(context)))
 
     async def WatchTable(self, request, context):
-        await _write_stream(context, "WatchTable", lambda t: self._app.watch_table(request, t))
+        await _write_stream(context, "WatchTable",
+                            lambda t: self._app.watch_table(request, t, peer=peer_host(context)))
 
     async def ExportLog(self, request, context):
         await _write_stream(context, "ExportLog", lambda t: self._app.export_log(request, t))

@@ -61,6 +61,7 @@ from belote.table.decide import (
     decide,
 )
 from belote.table.state import BOT, FINISHED, HUMAN, PLAYING, WAITING, TableState, evolve
+from belote.table.state import CHAT_BURST, CHAT_WINDOW_S
 from belote.table.views import REVIEWER, SPECTATOR, Redactor, seat_view, status_to_pb, table_view
 from belote.v1 import events_pb2 as epb
 from belote.v1 import table_service_pb2 as tpb
@@ -68,7 +69,8 @@ from belote.v1 import table_service_pb2 as tpb
 from . import errors as err
 from .identity import Identity
 from .ledgers import RATING_START, Hold, Ledgers, NotEnoughChips, month_of
-from .limits import Spectators, WrongPasswords
+from .limits import TABLES_PER_MINUTE, Spectators, Window, WrongPasswords, caller_key
+from .passwords import Passwords
 
 log = structlog.get_logger("belote.app")
 
@@ -106,15 +108,11 @@ def _sha256(text: str) -> bytes:
     return hashlib.sha256(text.encode()).digest()
 
 
-def _scrypt(password: str, salt: bytes) -> bytes:
-    return hashlib.scrypt(password.encode(), salt=salt, n=2**14, r=8, p=1, dklen=32)
-
-
 class TableApp:
     def __init__(self, store, secret: bytes, reviewer_token: str | None = None,
                  disconnect_grace_s: float = DISCONNECT_GRACE_S, *, auth_secret: str | None = None,
                  starting_chips: int = STARTING_CHIPS, clock: Callable[[], int] = _now_us,
-                 server_key: bytes | None = None):
+                 tables_per_minute: int = TABLES_PER_MINUTE, server_key: bytes | None = None):
         self.store = store
         # From outside the store (app/server_key.py); a test's app without one gets its own.
         self.server_key = server_key or secrets.token_bytes(32)
@@ -122,7 +120,10 @@ class TableApp:
         self.clock = clock                  # unix microseconds: the time written into events
         self.identity = Identity(auth_secret)
         self.ledgers = Ledgers(store, starting_chips, clock)
-        self._wrong_passwords = WrongPasswords(store, clock)
+        self._passwords = Passwords(WrongPasswords(store, clock))
+        self._tables_created = Window(store, clock, "tables-created", tables_per_minute, 60.0) \
+            if tables_per_minute else None
+        self._spectator_chats = Window(store, clock, "spectator-chat", CHAT_BURST, CHAT_WINDOW_S)
         self._spectators = Spectators(store, clock)
         self._streams: dict[tuple[str, int], int] = {}     # (table, seat) -> open watch streams here
         self._background: set[asyncio.Task] = set()
@@ -139,6 +140,7 @@ class TableApp:
     @classmethod
     async def open(cls, store_url: str, *, reviewer_token: str | None = None,
                    disconnect_grace_s: float = DISCONNECT_GRACE_S,
+                   tables_per_minute: int | None = None,
                    server_key: bytes | None = None) -> TableApp:
         """Open the store; the player-token key and the starting balance come from the
         environment: BELOTE_AUTH_SECRET (unset: no registered players), BELOTE_STARTING_CHIPS."""
@@ -146,7 +148,8 @@ class TableApp:
         return cls(store, await store.server_secret(), reviewer_token, disconnect_grace_s,
                    auth_secret=os.environ.get("BELOTE_AUTH_SECRET"),
                    starting_chips=int(os.environ.get("BELOTE_STARTING_CHIPS") or STARTING_CHIPS),
-                   server_key=server_key)
+                   tables_per_minute=TABLES_PER_MINUTE if tables_per_minute is None
+                   else tables_per_minute, server_key=server_key)
 
     async def close(self) -> None:
         self.shutdown()
@@ -472,34 +475,32 @@ class TableApp:
     def _is_host(self, state: TableState, token: str | None) -> bool:
         return bool(token) and hmac.compare_digest(_sha256(token), state.created.host_token_hash)
 
-    async def _viewer(self, state: TableState, token: str | None, password: str = "") -> int:
+    async def _viewer(self, state: TableState, token: str | None, password: str = "", *,
+                      peer: str | None = None) -> int:
         """A seat, or SPECTATOR (no token, or the host's). A spectator without the host token
         needs the password of a private table."""
         if self._is_host(state, token):
             return SPECTATOR
         if not token:
-            await self._check_password(state, password)
+            await self._check_password(state, password, peer=peer)
             return SPECTATOR
         return await self._seat_of(state, token)
 
-    async def _check_password(self, state: TableState, password: str) -> None:
+    async def _check_password(self, state: TableState, password: str, *, peer: str | None = None,
+                              player: str = "") -> None:
         """Nothing for a public table; PERMISSION_DENIED for a wrong password of a private one,
-        and RESOURCE_EXHAUSTED after 5 wrong ones within a minute (per table, on every replica)."""
+        and RESOURCE_EXHAUSTED after 5 wrong ones within a minute from this caller (its peer
+        and player, on every replica)."""
         created = state.created
-        if not created.private:
-            return
-        if await self._wrong_passwords.blocked(state.table_id):
-            raise err.AppError(err.RESOURCE_EXHAUSTED, "TOO_MANY_WRONG_PASSWORDS",
-                               "too many wrong passwords for this table: wait a minute")
-        # scrypt is slow on purpose (tens of ms): off the event loop.
-        tried = await asyncio.to_thread(_scrypt, password, created.password_salt)
-        if not hmac.compare_digest(tried, created.password_hash):
-            await self._wrong_passwords.failed(state.table_id)
-            raise err.denied("WRONG_PASSWORD", "wrong password for this private table")
+        if created.private:
+            await self._passwords.check(state.table_id, caller_key(peer, player), password,
+                                        created.password_salt, created.password_hash)
 
     # Use cases -------------------------------------------------------------------------------
-    async def create_table(self, req: tpb.CreateTableRequest,
-                           player_token: str | None = None) -> tpb.CreateTableResponse:
+    async def create_table(self, req: tpb.CreateTableRequest, player_token: str | None = None, *,
+                           peer: str | None = None) -> tpb.CreateTableResponse:
+        """``peer``: the caller's host, whose tables (or its player's) count against the quota;
+        None for a caller inside this process (the demo, a benchmark), which has none."""
         key = _request_key(req.request_id, None)
         host_player = self.identity.player_id(player_token)
         preset = req.preset or "classic"
@@ -517,6 +518,7 @@ class TableApp:
             raise err.invalid("takeover_bot_level", "takeover_bot_level: EASY, NORMAL or HARD")
         if not 0 <= req.turn_timer_s <= MAX_TURN_TIMER_S:
             raise err.invalid("turn_timer_s", f"turn_timer_s: 0 (no timer) to {MAX_TURN_TIMER_S} seconds")
+        await self._count_table_created(key, peer, host_player)
         table_id = self._table_id(req.request_id)
         host_token = self._token("host", table_id, "")
         created = epb.TableCreated(
@@ -527,11 +529,23 @@ class TableApp:
             host_player_id=host_player)
         if req.private:
             created.password_salt = secrets.token_bytes(16)
-            created.password_hash = await asyncio.to_thread(_scrypt, req.password, created.password_salt)
+            created.password_hash = await self._passwords.hash(req.password, created.password_salt)
         _, state = await self._execute(table_id, key,
                                        lambda s: decide(s, CreateTable(created), self._next_deal()))
         return tpb.CreateTableResponse(table_id=table_id, host_token=host_token,
                                        table=table_view(state, SPECTATOR))
+
+    async def _count_table_created(self, key: str, peer: str | None, player: str) -> None:
+        """A registered player's tables count against it, a guest's against its peer; a retry
+        (the same request key) counts once."""
+        window = self._tables_created
+        if window is None or peer is None:
+            return
+        caller = caller_key(f"player:{player}" if player else peer)
+        if await window.take(caller, holder=key) is None:
+            raise err.AppError(err.RESOURCE_EXHAUSTED, "TOO_MANY_TABLES",
+                               f"at most {window.limit} new tables per minute from one caller: "
+                               "retry within a minute")
 
     async def list_tables(self, req: tpb.ListTablesRequest) -> tpb.ListTablesResponse:
         if req.page_size < 0:
@@ -541,7 +555,8 @@ class TableApp:
         return tpb.ListTablesResponse(tables=[tpb.TableSummary.FromString(e.summary) for _, e, _ in rows])
 
     async def join_table(self, req: tpb.JoinTableRequest, token: str | None,
-                         player_token: str | None = None) -> tpb.JoinTableResponse:
+                         player_token: str | None = None, *,
+                         peer: str | None = None) -> tpb.JoinTableResponse:
         key = _request_key(req.request_id, token)
         seat = _check_seat(req.seat if req.HasField("seat") else None)
         player = self.identity.player_id(player_token)
@@ -550,7 +565,7 @@ class TableApp:
             return await self._reclaim(state, token, key)
         if not 1 <= len(req.display_name) <= MAX_DISPLAY_NAME:
             raise err.invalid("display_name", f"display_name: 1 to {MAX_DISPLAY_NAME} characters")
-        await self._check_password(state, req.password)
+        await self._check_password(state, req.password, peer=peer, player=player)
         held = await self._hold_stake(state, player)
         seat_token = self._token("seat", req.table_id, req.request_id)
         command = JoinSeat(seat, req.display_name, _sha256(seat_token), player)
@@ -702,18 +717,19 @@ class TableApp:
             redactor.see(decode_stored(stored))
         return redactor
 
-    async def get_table(self, req: tpb.GetTableRequest, token: str | None) -> tpb.Table:
+    async def get_table(self, req: tpb.GetTableRequest, token: str | None, *,
+                        peer: str | None = None) -> tpb.Table:
         state = await self._existing(req.table_id)
-        viewer = await self._viewer(state, token, req.password)
+        viewer = await self._viewer(state, token, req.password, peer=peer)
         self._kick_bots_if_due(state)
         return table_view(state, viewer)
 
-    async def watch_table(self, req: tpb.WatchTableRequest,
-                          token: str | None) -> AsyncIterator[epb.TableEvent]:
+    async def watch_table(self, req: tpb.WatchTableRequest, token: str | None, *,
+                          peer: str | None = None) -> AsyncIterator[epb.TableEvent]:
         if req.from_sequence < 0:
             raise err.invalid("from_sequence", "from_sequence: 0 or more (0 and 1 both mean from the start)")
         state = await self._existing(req.table_id)
-        viewer = await self._viewer(state, token, req.password)
+        viewer = await self._viewer(state, token, req.password, peer=peer)
         first = max(req.from_sequence, 1)
         if first > state.version + 1:
             raise err.AppError(err.OUT_OF_RANGE, "SEQUENCE_AHEAD",
@@ -755,21 +771,29 @@ class TableApp:
                     if not self._closing.is_set():
                         self._spawn(self._presence(req.table_id, viewer, Disconnect(viewer)))
 
-    async def post_chat(self, req: tpb.PostChatRequest, token: str | None) -> tpb.PostChatResponse:
+    async def post_chat(self, req: tpb.PostChatRequest, token: str | None, *,
+                        peer: str | None = None) -> tpb.PostChatResponse:
+        """A seat's messages count against the seat (the log's limit); a spectator's against the
+        caller, its peer and the (host) token it shows, whatever name it gives."""
         key = _request_key(req.request_id, token)
         if not 1 <= len(req.text) <= MAX_CHAT or not req.text.strip():
             raise err.invalid("text", f"text: 1 to {MAX_CHAT} characters, not only spaces")
         state = await self._existing(req.table_id)
-        seat = await self._viewer(state, token, req.password)
-        if seat == SPECTATOR and not 1 <= len(req.display_name) <= MAX_DISPLAY_NAME:
-            raise err.invalid("display_name", f"display_name: a spectator posts under a name of "
-                                              f"1 to {MAX_DISPLAY_NAME} characters")
+        seat = await self._viewer(state, token, req.password, peer=peer)
+        if seat == SPECTATOR:
+            _check_spectator_name(state, req.display_name)
+            # The request's key holds the place: a retry is not counted again.
+            if await self._spectator_chats.take(f"{req.table_id}:{caller_key(peer, token)}",
+                                                holder=key) is None:
+                raise err.AppError(err.RESOURCE_EXHAUSTED, "CHAT_TOO_FAST",
+                                   f"at most {CHAT_BURST} messages per {CHAT_WINDOW_S} seconds "
+                                   "from one spectator")
         name = state.seats[seat].display_name if seat >= 0 else req.display_name
         command = PostChat(seat, name, req.text, self.clock())
         events, _ = await self._execute(req.table_id, key,
                                         lambda s: decide(s, command, self._next_deal()),
                                         at_us=command.now_us)
-        return tpb.PostChatResponse(event=events[0])
+        return tpb.PostChatResponse(event=Redactor(seat).see(events[0]))
 
     async def vote_rematch(self, req: tpb.VoteRematchRequest,
                            token: str | None) -> tpb.VoteRematchResponse:
@@ -945,6 +969,18 @@ def _request_key(request_id: str, token: str | None) -> str:
     if len(request_id) > MAX_REQUEST_ID or "\x00" in request_id:
         raise err.invalid("request_id", f"request_id: at most {MAX_REQUEST_ID} printable characters")
     return "r:" + hashlib.sha256(f"{token or ''}|{request_id}".encode()).hexdigest()[:32]
+
+
+def _check_spectator_name(state: TableState, name: str) -> None:
+    """A spectator's name: its own, never one a seat of the table shows."""
+    if not 1 <= len(name) <= MAX_DISPLAY_NAME:
+        raise err.invalid("display_name", f"display_name: a spectator posts under a name of "
+                                          f"1 to {MAX_DISPLAY_NAME} characters")
+    seats = {s.display_name.strip().casefold() for s in state.seats if s.display_name}
+    if name.strip().casefold() in seats:
+        raise err.invalid("display_name", f"display_name: {name!r} is the name of a seat at this "
+                                          "table: a spectator posts under a name of its own",
+                          "NAME_OF_A_SEAT")
 
 
 def _check_seat(seat: int | None) -> int | None:

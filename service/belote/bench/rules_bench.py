@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import replace
 
 from belote.rules import DEALING, OVER, Game, rules_for
 from belote.rules.cards import cards_of
+from belote.rules.options import MAX_STORED_TARGET
 
 
 def random_deals(preset: str = "classic", seconds: float = 3.0, seed: int = 1) -> float:
     """Complete deals per second: shuffle, auction, 32 cards with legal-move generation, scoring,
     every action drawn uniformly from the legal ones (redeals are shuffled again, not counted)."""
-    rules = rules_for(preset, {"target": 10**5})
+    rules = replace(rules_for(preset), target=MAX_STORED_TARGET)
     rng = random.Random(seed)
     rand = rng.random
     game = Game(rules)

@@ -160,6 +160,11 @@ class EventStore(abc.ABC):
         """How many of ``scope``'s leases run past ``now_us``."""
 
     @abc.abstractmethod
+    async def drop_ended_leases(self, now_us: int) -> None:
+        """Forget every scope's leases that ended by ``now_us`` (take_lease forgets only its own
+        scope's: per-caller scopes may never come back)."""
+
+    @abc.abstractmethod
     def stop_waits(self) -> None:
         """Make every wait_for_append return now with the version it knows, and later ones at
         once: a server shutting down ends its watch streams so, and their clients move on."""

@@ -780,6 +780,12 @@ class PostgresEventStore(EventStore):
 
         await self._run(drop)
 
+    async def drop_ended_leases(self, now_us: int) -> None:
+        async def drop(conn: psycopg.AsyncConnection) -> None:
+            await conn.execute("DELETE FROM leases WHERE until_us <= %s", (now_us,))
+
+        await self._run(drop)
+
     async def count_leases(self, scope: str, now_us: int) -> int:
         async def count(conn: psycopg.AsyncConnection) -> int:
             cur = await conn.execute("SELECT count(*) FROM leases WHERE scope = %s AND until_us > %s",

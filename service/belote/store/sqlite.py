@@ -460,6 +460,10 @@ class SqliteEventStore(EventStore):
         await self._run(self._writer, self._wconn.execute,
                         "DELETE FROM leases WHERE scope = ? AND holder = ?", (scope, holder))
 
+    async def drop_ended_leases(self, now_us: int) -> None:
+        await self._run(self._writer, self._wconn.execute,
+                        "DELETE FROM leases WHERE until_us <= ?", (now_us,))
+
     async def count_leases(self, scope: str, now_us: int) -> int:
         return await self._read(lambda: self._rconn.execute(
             "SELECT count(*) FROM leases WHERE scope = ? AND until_us > ?",
