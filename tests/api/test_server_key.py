@@ -86,3 +86,39 @@ async def test_a_copy_of_the_database_gives_back_no_token_and_holds_no_key(serve
                 assert joined.seat_token not in err.details()
     finally:
         thief.kill()
+
+
+async def test_after_a_key_rotation_tokens_work_and_only_retries_in_flight_change(server_factory,
+                                                                                  tmp_path):
+    import secrets
+
+    import grpc
+    from belote.v1 import table_service_pb2 as pb
+    from belote.v1 import table_service_pb2_grpc
+    from players import bearer, rid
+
+    old_key, new_key = tmp_path / "old.key", tmp_path / "new.key"
+    old_key.write_text(secrets.token_hex(32))
+    new_key.write_text(secrets.token_hex(32))
+    proc = server_factory(extra_args=("--key-file", str(old_key)))
+    create = pb.CreateTableRequest(request_id=rid())
+    async with grpc.aio.insecure_channel(proc.address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        created = await stub.CreateTable(create)
+        joined = await stub.JoinTable(pb.JoinTableRequest(table_id=created.table_id, seat=0,
+                                                          display_name="ann", request_id=rid()))
+    proc.kill()
+    proc.extra_args = ("--key-file", str(new_key))
+    proc.start()
+    async with grpc.aio.insecure_channel(proc.address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        # Tokens handed out before are checked against the log's hashes: they still work.
+        mine = await stub.GetTable(pb.GetTableRequest(table_id=created.table_id),
+                                   metadata=bearer(joined.seat_token))
+        assert mine.your_seat == 0
+        added = await stub.AddBot(pb.AddBotRequest(table_id=created.table_id, request_id=rid()),
+                                  metadata=bearer(created.host_token))
+        assert added.seat == 1
+        # A retry across the rotation is a new request: another table.
+        again = await stub.CreateTable(create)
+        assert again.table_id != created.table_id
