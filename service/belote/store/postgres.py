@@ -11,7 +11,8 @@ database itself, not the code above it:
 
 An append is one statement, so one round trip and one transaction:
 ``SELECT * FROM belote_append(...)`` locks the table's head row, looks the request id up
-(a duplicate returns the first result), checks the expected version, then inserts the events
+(a duplicate returns the first result; the same id recorded for another RPC or request
+fingerprint is refused as RequestReused), checks the expected version, then inserts the events
 (hashed here with belote.store.chain), the request and the index entry. Writers of one table queue on its head row; a writer whose expected version is
 stale gets a VersionConflict, and nothing is ever written half. To hash, the store must know
 the hash of event `expected_version`: it remembers the last (sequence, hash) it read or wrote
@@ -290,6 +291,8 @@ DELETE FROM settings WHERE name = 'server_secret';
 
 DROP FUNCTION belote_append(text, bigint, text, bigint, bytea, text[], bigint[], bytea[],
                             bytea[], text, boolean, bytea);
+-- As in migration 1, with the request's rpc and fingerprint, and one more outcome:
+--   reused: the request id was appended for another rpc or fingerprint (out_rpc: its rpc)
 CREATE FUNCTION belote_append(
     p_table text, p_expected bigint, p_request text, p_at bigint, p_prev bytea,
     p_types text[], p_schema_versions bigint[], p_payloads bytea[], p_hashes bytea[],
