@@ -261,3 +261,15 @@ async def test_a_short_or_guessable_request_id_is_invalid_argument_saying_what_i
                                                                  request_id=request_id)))
     assert err.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "request_id" in err.details() and "random UUID" in err.details()
+
+
+async def test_the_same_id_on_another_table_is_another_request_and_refused(stub):
+    first = await stub.CreateTable(pb.CreateTableRequest(preset="classic", request_id=rid()))
+    second = await stub.CreateTable(pb.CreateTableRequest(preset="classic", request_id=rid()))
+    same = rid()
+    await stub.PostChat(pb.PostChatRequest(table_id=first.table_id, text="hi",
+                                           display_name="spec", request_id=same))
+    await _reused(stub.PostChat(pb.PostChatRequest(table_id=second.table_id, text="hi",
+                                                   display_name="spec", request_id=same)))
+    await _reused(stub.CreateTable(pb.CreateTableRequest(preset="classic", request_id=same)))
+    assert (await stub.GetTable(pb.GetTableRequest(table_id=second.table_id))).version == 1

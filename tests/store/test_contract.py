@@ -271,6 +271,20 @@ async def test_a_request_id_recorded_for_another_rpc_or_request_is_refused_and_w
     assert [e.payload for e in await store.read("t")] == [b"chat", b"next"]
 
 
+async def test_a_clients_request_id_names_a_request_of_one_table_only(store):
+    # With an rpc (a client's request); the server's own moves ("bot-3") are per table.
+    await store.append("a", 0, [NewEvent("e", b"1")], request_id="k", recorded_at_us=T0,
+                       rpc="PostChat", fingerprint=b"f")
+    with pytest.raises(RequestReused) as refused:
+        await store.append("b", 0, [NewEvent("e", b"2")], request_id="k", recorded_at_us=T0,
+                           rpc="PostChat", fingerprint=b"f")
+    assert refused.value.rpc == "PostChat"
+    with pytest.raises(RequestReused):
+        await store.request_events("b", "k", rpc="PostChat", fingerprint=b"f")
+    assert await store.read("b") == [] and await store.version("b") == 0
+    assert (await append(store, "b", 0, b"own", request_id="k")).duplicate is False
+
+
 async def test_a_created_table_is_claimed_once_per_request_on_every_store(store, backend):
     assert await store.claim_table("k1", "table-a") == "table-a"
     assert await store.claim_table("k1", "table-b") == "table-a"

@@ -15,7 +15,6 @@ The caller is its bearer token when it sends one, else its registered player (th
 from __future__ import annotations
 
 import hashlib
-import hmac
 import re
 from dataclasses import dataclass
 
@@ -95,13 +94,14 @@ class RequestKeys:
             caller: Caller | None) -> RequestKey:
         digits = request_uuid(request.request_id)
         scope = self.scope(token, caller)
-        key = hmac.new(self._ids, f"{scope}|{digits}".encode(), hashlib.sha256).hexdigest()[:32]
+        # Keyed BLAKE2b: a MAC, and a few times cheaper than HMAC-SHA256 (two per command).
+        key = hashlib.blake2b(f"{scope}|{digits}".encode(), key=self._ids, digest_size=16).hexdigest()
         fields = type(request)()
         fields.CopyFrom(request)
         fields.ClearField("request_id")
         body = rpc.encode() + b"\x00" + fields.SerializeToString(deterministic=True)
         return RequestKey("r:" + key, rpc,
-                          hmac.new(self._fingerprints, body, hashlib.sha256).digest()[:16])
+                          hashlib.blake2b(body, key=self._fingerprints, digest_size=16).digest())
 
 
 def reused(rpc: str) -> err.AppError:

@@ -281,6 +281,8 @@ CREATE TABLE leases (
 # rows from before hold NULL. The key that derived every token leaves the store.
 _M3_SCOPED_REQUESTS = f"""
 ALTER TABLE requests ADD COLUMN rpc text, ADD COLUMN fingerprint bytea;
+-- A client's request id (one with an rpc) names one request on one table only.
+CREATE UNIQUE INDEX requests_of_clients ON requests (request_id) WHERE rpc <> '';
 
 CREATE TABLE created_tables (
     request_id text PRIMARY KEY,
@@ -292,7 +294,8 @@ DELETE FROM settings WHERE name = 'server_secret';
 DROP FUNCTION belote_append(text, bigint, text, bigint, bytea, text[], bigint[], bytea[],
                             bytea[], text, boolean, bytea);
 -- As in migration 1, with the request's rpc and fingerprint, and one more outcome:
---   reused: the request id was appended for another rpc or fingerprint (out_rpc: its rpc)
+--   reused: the request id was appended for another rpc or fingerprint, or (a client's, with
+--           an rpc) on another table (out_rpc: its rpc)
 CREATE FUNCTION belote_append(
     p_table text, p_expected bigint, p_request text, p_at bigint, p_prev bytea,
     p_types text[], p_schema_versions bigint[], p_payloads bytea[], p_hashes bytea[],
@@ -331,6 +334,14 @@ BEGIN
         RETURN QUERY SELECT 'duplicate'::text, head_version, head_hash,
                             req.first_sequence, req.last_sequence, NULL::text;
         RETURN;
+    END IF;
+    IF p_rpc <> '' THEN
+        SELECT r.rpc INTO req FROM requests r WHERE r.request_id = p_request AND r.rpc <> '';
+        IF FOUND THEN  -- a client's id, already used on another table
+            RETURN QUERY SELECT 'reused'::text, head_version, head_hash, NULL::bigint,
+                                NULL::bigint, req.rpc;
+            RETURN;
+        END IF;
     END IF;
     IF head_version <> p_expected THEN
         RETURN QUERY SELECT 'conflict'::text, head_version, head_hash, NULL::bigint, NULL::bigint,
@@ -398,6 +409,7 @@ _SELECT_REQUEST_EVENTS = (
     " FROM requests r JOIN events e ON e.table_id = r.table_id"
     " AND e.sequence BETWEEN r.first_sequence AND r.last_sequence"
     " WHERE r.table_id = %s AND r.request_id = %s ORDER BY e.sequence")
+_SELECT_CLIENT_REQUEST = "SELECT rpc FROM requests WHERE request_id = %s AND rpc <> ''"
 _SELECT_VERSION = "SELECT version FROM table_heads WHERE table_id = %s"
 # The name is looked up at each call (tests swap in a function that skips the checks).
 _APPEND_FUNCTION = "belote_append"
@@ -821,6 +833,11 @@ class PostgresEventStore(EventStore):
             cur = await conn.execute(_SELECT_REQUEST_EVENTS, (table_id, request_id))
             rows = await cur.fetchall()
             if not rows:
+                if rpc:  # a client's id names one request of one table: used elsewhere?
+                    cur = await conn.execute(_SELECT_CLIENT_REQUEST, (request_id,))
+                    elsewhere = await cur.fetchone()
+                    if elsewhere:
+                        raise RequestReused(table_id, request_id, elsewhere[0])
                 return None
             was_rpc, was_fingerprint = rows[0][-2:]
             # As belote_append: a row from before fingerprints matches any request.

@@ -109,6 +109,8 @@ def _m4_scoped_requests(c: sqlite3.Connection) -> None:
     # same id for another request is told from a retry; rows from before hold NULL.
     c.execute("ALTER TABLE requests ADD COLUMN rpc TEXT")
     c.execute("ALTER TABLE requests ADD COLUMN fingerprint BLOB")
+    # A client's request id (one with an rpc) names one request on one table only.
+    c.execute("CREATE UNIQUE INDEX requests_of_clients ON requests (request_id) WHERE rpc <> ''")
     c.execute("CREATE TABLE created_tables (request_id TEXT PRIMARY KEY, table_id TEXT NOT NULL)"
               " WITHOUT ROWID")
     # The key that derived every token lived here: keys now come from outside the store.
@@ -224,10 +226,15 @@ class _PendingAppend:
 def _recorded_request(c: sqlite3.Connection, table_id: str, request_id: str, rpc: str,
                       fingerprint: bytes) -> tuple[int, int] | None:
     """(first, last sequence) of a recorded request, None if there is none; RequestReused if
-    it was recorded for another RPC or request (a row from before fingerprints matches any)."""
+    it was recorded for another RPC or request, or (a client's) on another table (a row from
+    before fingerprints matches any)."""
     row = c.execute("SELECT first_sequence, last_sequence, rpc, fingerprint FROM requests"
                     " WHERE table_id = ? AND request_id = ?", (table_id, request_id)).fetchone()
     if row is None:
+        elsewhere = rpc and c.execute("SELECT rpc FROM requests WHERE request_id = ? AND rpc <> ''",
+                                      (request_id,)).fetchone()
+        if elsewhere:
+            raise RequestReused(table_id, request_id, elsewhere[0])
         return None
     first, last, was_rpc, was_fingerprint = row
     if was_fingerprint is not None and (was_rpc, bytes(was_fingerprint)) != (rpc, fingerprint):
