@@ -1,4 +1,5 @@
-"""Retries with the same request_id do nothing more; racing requests append once."""
+"""Retries with the same request_id do nothing more; racing requests append once; a request id is
+one caller's key for one request (another RPC, other fields, another table: REQUEST_ID_REUSED)."""
 
 from __future__ import annotations
 
