@@ -26,6 +26,29 @@ def _env(name: str, default: str | None = None) -> str | None:
 
 # ---------------------------------------------------------------------------------------- serve
 
+class SecretFileError(Exception):
+    pass
+
+
+def reviewer_token(args: argparse.Namespace) -> str | None:
+    """The reviewer token: from --reviewer-token-file (a secret on the command line shows in
+    `ps`), else --reviewer-token; both at once is a mistake."""
+    if not args.reviewer_token_file:
+        return args.reviewer_token
+    if args.reviewer_token:
+        raise SecretFileError("give --reviewer-token or --reviewer-token-file (env "
+                              "BELOTE_REVIEWER_TOKEN or BELOTE_REVIEWER_TOKEN_FILE), not both")
+    try:
+        with open(args.reviewer_token_file, encoding="utf-8") as source:
+            token = source.read().strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SecretFileError(f"cannot read the reviewer token file "
+                              f"{args.reviewer_token_file}: {exc}") from None
+    if not token:
+        raise SecretFileError(f"the reviewer token file {args.reviewer_token_file} is empty")
+    return token
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from belote.api.server import BindError, serve
     from belote.app.server_key import KeyError_
@@ -35,11 +58,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print("belote serve: --tables-per-minute: 0 (no quota) or more", file=sys.stderr)
         return 2
     try:
-        return asyncio.run(serve(args.listen, args.store, args.reviewer_token, grace=args.grace,
+        return asyncio.run(serve(args.listen, args.store, reviewer_token(args), grace=args.grace,
                                  disconnect_grace=args.disconnect_grace, key_file=args.key_file,
                                  tables_per_minute=args.tables_per_minute,
                                  metrics_listen=args.metrics_listen or None))
-    except (BindError, StoreError, KeyError_) as exc:
+    except (BindError, StoreError, KeyError_, SecretFileError) as exc:
         print(f"belote serve: {exc}", file=sys.stderr)
         return 2
 
@@ -240,7 +263,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"event store URL (env BELOTE_STORE; default {DEFAULT_STORE})")
     serve.add_argument("--reviewer-token", default=_env("BELOTE_REVIEWER_TOKEN"),
                        help="token allowed to call ExportLog (env BELOTE_REVIEWER_TOKEN; "
-                            "default: none, export disabled)")
+                            "default: none, export disabled); prefer --reviewer-token-file")
+    serve.add_argument("--reviewer-token-file", default=_env("BELOTE_REVIEWER_TOKEN_FILE"),
+                       help="file holding the reviewer token, kept off the command line (env "
+                            "BELOTE_REVIEWER_TOKEN_FILE)")
     serve.add_argument("--key-file", default=_env("BELOTE_KEY_FILE"),
                        help="file holding the server's key (32+ bytes or their hex), which tokens "
                             "and signatures derive from; the same on every replica (env "

@@ -21,7 +21,7 @@ from belote.v1 import table_service_pb2 as pb
 from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-from players import REVIEWER_TOKEN, bearer, new_table, rpc_error, watch
+from players import REVIEWER_TOKEN, bearer, new_table, rid, rpc_error, watch
 from prometheus_client.parser import text_string_to_metric_families
 from servers import BELOTE
 
@@ -112,7 +112,7 @@ async def test_tokens_stay_out_of_logs_and_exports(server_factory):
                                 private=True, password="hunter2-password")
         # A few refusals too: error paths are where secrets slip into logs.
         for token in (*table.tokens.values(), table.host_token, "made-up-token"):
-            await rpc_error(stub.Act(pb.ActRequest(table_id="no-such-table", request_id="x"),
+            await rpc_error(stub.Act(pb.ActRequest(table_id="no-such-table", request_id=rid()),
                                      metadata=bearer(token)))
         await table.play(random.Random("secrets"))
 

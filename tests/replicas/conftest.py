@@ -90,6 +90,7 @@ class Replica:
         env = {k: v for k, v in os.environ.items()
                if not k.startswith("BELOTE_") or k == "BELOTE_KEY_FILE"}
         env["BELOTE_METRICS_LISTEN"] = ""  # no metrics port: a fixed one would clash
+        env["BELOTE_KEY_FILE"] = os.environ["BELOTE_KEY_FILE"]  # one key for every replica
         with open(out, "wb") as o, open(err, "wb") as e:
             self.proc = subprocess.Popen(
                 [*BELOTE, "--log-level", "info", "serve", "--listen", "127.0.0.1:0",

@@ -35,8 +35,8 @@ Metadata = tuple[tuple[str, str], ...]
 
 
 def new_request_id() -> str:
-    """A fresh, unguessable request id (the server asks for one per request that changes a
-    table; reuse it only to send the *same* request again)."""
+    """A fresh, unguessable request id, a random UUID (the server asks for one per request that
+    changes a table, and refuses any other id; reuse it only to send the *same* request again)."""
     return uuid.uuid4().hex
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import secrets
 import signal
 import sys
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
+from belote.app.server_key import derive
 from belote.v1 import table_service_pb2, table_service_pb2_grpc
 
 from .measured import MeasuredServer
@@ -82,7 +84,9 @@ async def start(listen: str, app, *, store_check_s: float = STORE_CHECK_S) -> Ru
     host, _ = split_address(listen)
     # grpc sets SO_REUSEPORT by default: a second server on a busy port would start and silently
     # share it. One port, one server.
-    server = MeasuredServer(grpc.aio.server(options=[("grpc.so_reuseport", 0)]))
+    # A stand-in app of a test may have no key: its log hashes get one of their own.
+    log_key = derive(getattr(app, "server_key", None) or secrets.token_bytes(32), "log-hash")
+    server = MeasuredServer(grpc.aio.server(options=[("grpc.so_reuseport", 0)]), log_key)
     table_service_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(app), server)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from dataclasses import replace
 
 import grpc
@@ -103,12 +104,12 @@ def _next_to_act(seat: int, events) -> int | None:
 
 async def _play_table(stub, index: int, until: float, latencies: list[float], rng: random.Random) -> int:
     created = await stub.CreateTable(tpb.CreateTableRequest(
-        preset="classic", options={"target": str(MAX_TARGET)}, request_id=f"bench-{index}-{time.time_ns()}"))
+        preset="classic", options={"target": str(MAX_TARGET)}, request_id=uuid.uuid4().hex))
     table_id = created.table_id
     tokens = []
     for seat in range(4):
         joined = await stub.JoinTable(tpb.JoinTableRequest(
-            table_id=table_id, seat=seat, display_name=f"p{seat}", request_id=f"j{seat}"))
+            table_id=table_id, seat=seat, display_name=f"p{seat}", request_id=uuid.uuid4().hex))
         tokens.append([("authorization", f"Bearer {joined.seat_token}")])
     acts, seat, n = 0, 1, 0
     while time.perf_counter() < until:
@@ -120,7 +121,7 @@ async def _play_table(stub, index: int, until: float, latencies: list[float], rn
         n += 1
         start = time.perf_counter()
         resp = await stub.Act(tpb.ActRequest(table_id=table_id, action=rng.choice(legal.actions),
-                                             request_id=f"a{n}"), metadata=tokens[seat])
+                                             request_id=uuid.uuid4().hex), metadata=tokens[seat])
         latencies.append(time.perf_counter() - start)
         acts += 1
         seat = _next_to_act(seat, resp.events)
