@@ -43,7 +43,7 @@ async def test_liveness_stays_serving_while_the_store_is_unreachable(tmp_path):
     # A database outage makes the server unready (no calls for it), not dead: a liveness probe
     # that followed the store would restart every replica at once, for nothing.
     store = SqliteEventStore(str(tmp_path / "belote.db"))
-    app = TableApp(store, await store.server_secret())
+    app = TableApp(store)
     running = await start("127.0.0.1:0", app, store_check_s=0.05)
     try:
         async with grpc.aio.insecure_channel(running.address) as channel:
