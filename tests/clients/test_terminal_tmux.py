@@ -3,6 +3,7 @@ type with send-keys, play a whole game against three bots, and quit with exit st
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -18,11 +19,16 @@ GAME_TIMEOUT = 40.0
 class Terminal:
     """One tmux server of our own (its own socket), one window of 120x40."""
 
-    def __init__(self, tmux: str, socket: str, command: str) -> None:
+    def __init__(self, tmux: str, socket: str, command: str, state_home: str,
+                 size: tuple[int, int] = (120, 40)) -> None:
         self.tmux, self.socket, self.name = tmux, socket, f"play-{uuid.uuid4().hex[:8]}"
         env = {k: v for k, v in os.environ.items() if not k.startswith(("BELOTE_", "TMUX"))}
-        subprocess.run([tmux, "-S", socket, "new-session", "-d", "-s", self.name, "-x", "120",
-                        "-y", "40", command], check=True, env=env)
+        # The kept seat tokens go to the test's own state directory, never the user's.
+        env["XDG_STATE_HOME"] = state_home
+        # tmux gives a new session the server's environment, not the client's: pass it on.
+        subprocess.run([tmux, "-S", socket, "new-session", "-d", "-s", self.name,
+                        "-x", str(size[0]), "-y", str(size[1]),
+                        "-e", f"XDG_STATE_HOME={state_home}", command], check=True, env=env)
 
     def screen(self) -> str:
         return subprocess.run([self.tmux, "-S", self.socket, "capture-pane", "-p", "-t",
@@ -51,6 +57,10 @@ class Terminal:
         self.keys(key)
         return self.wait(lambda s: event_number(s) > seen, 5, f"the answer to {key}")
 
+    def resize(self, width: int, height: int) -> None:
+        subprocess.run([self.tmux, "-S", self.socket, "resize-window", "-t", self.name,
+                        "-x", str(width), "-y", str(height)], check=True)
+
     def close(self) -> None:
         subprocess.run([self.tmux, "-S", self.socket, "kill-server"], capture_output=True,
                        check=False)
@@ -78,11 +88,11 @@ def test_belote_play_in_tmux(server, tmp_path):
     tmux = need_tool("tmux", "the terminal test drives `belote play` in tmux")
     command = (f"{' '.join(BELOTE)} play --target {server.address} --name Ana "
                "--option target=1; echo EXIT=$?; sleep 30")
-    term = Terminal(tmux, str(tmp_path / "tmux.sock"), command)
+    term = Terminal(tmux, str(tmp_path / "tmux.sock"), command, str(tmp_path / "state"))
     refused = ""
     try:
         screen = term.wait(lambda s: "Your hand:" in s and "Score:" in s, 15, "the table")
-        assert "North: normal bot" in screen
+        assert "North (partner): normal bot" in screen
         deadline = time.monotonic() + GAME_TIMEOUT
         while "Game over:" not in screen:
             assert time.monotonic() < deadline, screen
@@ -104,3 +114,63 @@ def test_belote_play_in_tmux(server, tmp_path):
     finally:
         term.close()
     assert refused and "you must" in refused, refused
+
+
+def log_pane(screen: str) -> str:
+    """The log pane's text (the right-hand column of the middle row), its wrapped lines joined."""
+    rows = [line.split("││", 1)[1] for line in screen.splitlines() if "││" in line]
+    return " ".join(" ".join(row.rstrip().rstrip("│").split()) for row in rows)
+
+
+def test_quit_then_resume_in_a_narrowed_terminal(server, tmp_path):
+    """q prints the table and how to come back; `belote play --resume` (no --target: the kept
+    seat's) sits down again. That one starts at 120x40 and is narrowed to 80x30: the log's
+    lines are wrapped anew (none cut) and it still follows the newest events."""
+    tmux = need_tool("tmux", "the terminal test drives `belote play` in tmux")
+    socket, state = str(tmp_path / "tmux.sock"), str(tmp_path / "state")
+    play = f"{' '.join(BELOTE)} play"
+    term = Terminal(tmux, socket, f"{play} --target {server.address} --name Ana; echo EXIT=$?; "
+                                  "sleep 30", state, size=(80, 30))
+    try:
+        screen = term.wait(lambda s: "Your hand:" in s, 15, "the table")
+        table_id = re.search(r"Table (\w+) ·", screen).group(1)
+        term.keys("q")
+        screen = term.wait(lambda s: "EXIT=" in s, 10, "the exit")
+    finally:
+        term.close()
+    said = " ".join(screen.split())
+    assert f"Table {table_id}, seat 0 as Ana: you left the game" in said
+    assert "Come back with: belote play --resume" in said
+    assert f"or with: belote play --target {server.address} --table {table_id}" in said
+    assert "EXIT=0" in screen
+    kept = json.loads((tmp_path / "state" / "belote" / "seats.json").read_text())["seats"]
+    assert [(s["table_id"], s["seat"], s["target"], s["name"]) for s in kept] == \
+        [(table_id, 0, server.address, "Ana")]
+
+    term = Terminal(tmux, socket, f"{play} --resume; echo EXIT=$?; sleep 30", state)
+    try:
+        screen = term.wait(lambda s: "Your hand:" in s and f"Table {table_id}" in s, 15,
+                           "the table again")
+        assert "you: Ana, seat 0" in screen
+        term.resize(80, 30)
+        # Within the server's grace the seat is still ours: no takeover bot, no reclaim line.
+        screen = term.wait(lambda s: "Table created (classic, to 1000 points)" in log_pane(s),
+                           10, "the log wrapped anew")
+        log = log_pane(screen)
+        assert "You sat down as Ana" in log and "A normal bot sat down North" in log, log
+        # The newest events still come into view: play on until a trick is won on screen.
+        deadline = time.monotonic() + GAME_TIMEOUT
+        while log_pane(screen).count(" won trick ") < 2:
+            assert time.monotonic() < deadline, screen
+            keys, _ = choices(screen)
+            if keys:
+                screen = term.act(keys[0], screen)
+            else:
+                screen = term.wait(lambda s, before=screen: s != before, 10, "a change")
+        # Past the pane's 18 rows: the first lines scrolled away, the newest are in view.
+        assert "Table created" not in log_pane(screen)
+        term.keys("q")
+        screen = term.wait(lambda s: "EXIT=" in s, 10, "the exit")
+        assert "EXIT=0" in screen
+    finally:
+        term.close()
