@@ -42,8 +42,10 @@ run: install
 	$(BIN)/belote serve
 
 # Tools outside Python that the tests use: promtool (Debian package prometheus) for
-# tests/deploy/. Installed when missing and we are root with apt-get; otherwise a note, and
-# those tests skip (or fail when CI is set).
+# tests/deploy/, and Chromium (Debian package chromium, driven headless by Playwright; never a
+# browser Playwright downloads) for the review page's tests in tests/review/. Each is installed
+# when missing and we are root with apt-get; otherwise a note, and those tests skip (or fail
+# when CI is set).
 tools:
 	@if command -v promtool >/dev/null 2>&1; then \
 		:; \
@@ -55,6 +57,17 @@ tools:
 		echo "note: promtool not found; install the Debian package prometheus (as root:" \
 			"apt-get install --no-install-recommends prometheus) or the tests in" \
 			"tests/deploy/ that need it skip (and fail when CI is set)"; \
+	fi
+	@if [ -x /usr/bin/chromium ]; then \
+		:; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing chromium (Debian package chromium)"; \
+		apt-get update && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; \
+	else \
+		echo "note: /usr/bin/chromium not found; install the Debian package chromium (as root:" \
+			"apt-get install --no-install-recommends chromium) or the tests of the review" \
+			"page in tests/review/ skip (and fail when CI is set)"; \
 	fi
 
 # The Node.js client's dependencies (clients/node/), exactly as its package-lock.json pins them:
