@@ -152,3 +152,13 @@ def test_resume_errors(tmp_path, monkeypatch, capsys, args, words):
     err = capsys.readouterr().err
     assert err.startswith("belote play: ") and words in err
     assert not (tmp_path / "belote" / "seats.json").exists()
+
+
+def test_the_name_comes_from_the_flag_or_the_environment(monkeypatch):
+    from belote.cli import build_parser
+
+    monkeypatch.setenv("BELOTE_NAME", "Zoé")
+    assert build_parser().parse_args(["play"]).name == "Zoé"
+    assert build_parser().parse_args(["play", "--name", "Bob"]).name == "Bob"
+    monkeypatch.delenv("BELOTE_NAME")
+    assert build_parser().parse_args(["play"]).name  # the user's name, or "player"
