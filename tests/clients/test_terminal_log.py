@@ -69,3 +69,16 @@ async def test_lines_are_wrapped_anew_after_a_resize_and_the_newest_stays_in_vie
         await pilot.pause()
         assert ends_with(log.visible_text(), LINES[36])
         assert words(log.visible_text()) == words(LINES[:37])[-len(words(log.visible_text())):]
+
+
+async def test_the_oldest_lines_go_first_past_the_limit():
+    from belote.play.log_pane import MAX_LINES, TRIM
+
+    app = LogApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        log = app.query_one(LogPane)
+        for i in range(MAX_LINES + TRIM + 1):
+            log.write(Text(f"line {i}"))
+        await pilot.pause()
+        assert len(log.lines) == MAX_LINES and log.lines[0].plain == f"line {TRIM + 1}"
+        assert log.visible_text()[-1] == f"line {MAX_LINES + TRIM}"

@@ -13,8 +13,10 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-#: Lines kept (a game is a few hundred): the oldest go first.
+#: Lines kept (a game is a few hundred): the oldest go first, TRIM at a time (each trim wraps
+#: what is left anew).
 MAX_LINES = 2000
+TRIM = 200
 
 
 class LogPane(ScrollView, can_focus=False):
@@ -32,7 +34,7 @@ class LogPane(ScrollView, can_focus=False):
 
     def write(self, line: Text) -> None:
         self.lines.append(line)
-        if len(self.lines) > MAX_LINES:
+        if len(self.lines) > MAX_LINES + TRIM:
             del self.lines[: len(self.lines) - MAX_LINES]
             self._rewrap()
         elif self._width:
@@ -56,8 +58,9 @@ class LogPane(ScrollView, can_focus=False):
     def _resized(self) -> None:
         self.virtual_size = Size(self._width, len(self._strips))
         if self.following:
+            # force: before the next layout shows the scroll bar, a scroll is not yet "allowed".
             self.scroll_to(y=max(0, len(self._strips) - self.scrollable_content_region.height),
-                           animate=False, immediate=True)
+                           animate=False, force=True, immediate=True)
         self.refresh()
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
