@@ -1,8 +1,10 @@
 """The real `belote play` command in a real terminal (tmux): read the screen with capture-pane,
-type with send-keys, play a whole game against three bots, and quit with exit status 0."""
+type with send-keys, play a whole game against three bots, and quit with exit status 0; quit a
+table and come back to it with --resume, in a terminal narrowed meanwhile."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -10,6 +12,7 @@ import subprocess
 import time
 import uuid
 
+from belote_client import BeloteClient
 from client_helpers import need_tool
 from servers import BELOTE
 
@@ -124,22 +127,33 @@ def log_pane(screen: str) -> str:
 
 def test_quit_then_resume_in_a_narrowed_terminal(server, tmp_path):
     """q prints the table and how to come back; `belote play --resume` (no --target: the kept
-    seat's) sits down again. That one starts at 120x40 and is narrowed to 80x30: the log's
-    lines are wrapped anew (none cut) and it still follows the newest events."""
+    seat's) sits down again. That one starts at 120x40 and is narrowed to 80x30: the log's lines
+    are wrapped anew (none cut), and it follows the newest events once the game starts."""
     tmux = need_tool("tmux", "the terminal test drives `belote play` in tmux")
-    socket, state = str(tmp_path / "tmux.sock"), str(tmp_path / "state")
-    play = f"{' '.join(BELOTE)} play"
-    term = Terminal(tmux, socket, f"{play} --target {server.address} --name Ana; echo EXIT=$?; "
-                                  "sleep 30", state, size=(80, 30))
+    state, play = str(tmp_path / "state"), f"{' '.join(BELOTE)} play"
+
+    async def new_table() -> tuple[str, str]:
+        async with BeloteClient(server.address) as client:
+            table = await client.create_table("classic")
+            await table.add_bot(seat=2)
+            return table.table_id, table.host_token
+
+    async def two_bots(table_id: str, host_token: str) -> None:
+        async with BeloteClient(server.address) as client:
+            for seat in (1, 3):
+                await client.add_bot(table_id, host_token, seat=seat)
+
+    table_id, host_token = asyncio.run(new_table())
+    term = Terminal(tmux, str(tmp_path / "tmux1.sock"), f"{play} --target {server.address} "
+                    f"--table {table_id} --name Ana; echo EXIT=$?; sleep 30", state, size=(80, 30))
     try:
-        screen = term.wait(lambda s: "Your hand:" in s, 15, "the table")
-        table_id = re.search(r"Table (\w+) ·", screen).group(1)
+        term.wait(lambda s: "Waiting for players: 2/4" in s, 15, "the table")
         term.keys("q")
         screen = term.wait(lambda s: "EXIT=" in s, 10, "the exit")
     finally:
         term.close()
     said = " ".join(screen.split())
-    assert f"Table {table_id}, seat 0 as Ana: you left the game" in said
+    assert f"Table {table_id}, seat 0 as Ana: you left before the game started" in said
     assert "Come back with: belote play --resume" in said
     assert f"or with: belote play --target {server.address} --table {table_id}" in said
     assert "EXIT=0" in screen
@@ -147,18 +161,21 @@ def test_quit_then_resume_in_a_narrowed_terminal(server, tmp_path):
     assert [(s["table_id"], s["seat"], s["target"], s["name"]) for s in kept] == \
         [(table_id, 0, server.address, "Ana")]
 
-    term = Terminal(tmux, socket, f"{play} --resume; echo EXIT=$?; sleep 30", state)
+    # A tmux server of its own: the first one may still be on its way out.
+    term = Terminal(tmux, str(tmp_path / "tmux2.sock"), f"{play} --resume; echo EXIT=$?; sleep 30",
+                    state)
     try:
-        screen = term.wait(lambda s: "Your hand:" in s and f"Table {table_id}" in s, 15,
+        screen = term.wait(lambda s: f"Table {table_id}" in s and "You sat down as Ana" in s, 15,
                            "the table again")
         assert "you: Ana, seat 0" in screen
         term.resize(80, 30)
-        # Within the server's grace the seat is still ours: no takeover bot, no reclaim line.
-        screen = term.wait(lambda s: "Table created (classic, to 1000 points)" in log_pane(s),
-                           10, "the log wrapped anew")
-        log = log_pane(screen)
-        assert "You sat down as Ana" in log and "A normal bot sat down North" in log, log
-        # The newest events still come into view: play on until a trick is won on screen.
+        # Each line whole, wrapped to the narrower pane ("…sat down North" takes two rows now).
+        screen = term.wait(lambda s: "A normal bot sat down North" in log_pane(s), 10,
+                           "the log wrapped anew")
+        assert "Table created (classic, to 1000 points) A normal bot sat down North You sat " \
+            "down as Ana" in log_pane(screen)
+        # The game starts: the newest events come into view, past the pane's 18 rows.
+        asyncio.run(two_bots(table_id, host_token))
         deadline = time.monotonic() + GAME_TIMEOUT
         while log_pane(screen).count(" won trick ") < 2:
             assert time.monotonic() < deadline, screen
@@ -167,7 +184,6 @@ def test_quit_then_resume_in_a_narrowed_terminal(server, tmp_path):
                 screen = term.act(keys[0], screen)
             else:
                 screen = term.wait(lambda s, before=screen: s != before, 10, "a change")
-        # Past the pane's 18 rows: the first lines scrolled away, the newest are in view.
         assert "Table created" not in log_pane(screen)
         term.keys("q")
         screen = term.wait(lambda s: "EXIT=" in s, 10, "the exit")
