@@ -114,6 +114,20 @@ async def test_a_kept_token_the_table_no_longer_knows_joins_afresh(server, tmp_p
                                    "the game started")
 
 
+async def test_a_state_directory_that_cannot_be_written_warns_and_plays_on(server, tmp_path):
+    (tmp_path / "not-a-directory").write_text("")
+    kept = KeptSeats(tmp_path / "not-a-directory" / "belote")
+    app = PlayApp(server.address, options={"target": "1"}, name="Ana", kept_seats=kept)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, app.ready.is_set, what="the first view")
+        assert app.model.message.plain.startswith("Your seat token cannot be kept (")
+        assert app.model.message.plain.endswith("): q will lose the seat")
+        await until(pilot, lambda: len(app.model.hand()) in (5, 8), what="a hand")
+        await pilot.press("q")
+    assert app.farewell == f"Table {app.table_id}, seat 0 as Ana: you left the game. A bot " \
+                           "plays for you after the server's grace."
+
+
 def test_kept_seats_file(tmp_path):
     kept = KeptSeats(tmp_path / "belote")
     assert kept.all() == [] and kept.last() is None

@@ -2,9 +2,10 @@
 
 On start it creates a table, takes a seat and seats three bots, or joins the table it was
 given: with the seat token kept from an earlier run there (``kept_seats``), it takes that seat
-back. The seat it holds is kept at once, for ``belote play --resume``. Then two tasks run: one follows the table's watch stream (resumed after any disconnection)
-and writes each event to the log; one redraws the screen from the server's view of the table
-and the seat's legal actions whenever an event came. Keys act: the server decides, and a refused
+back. The seat it holds is kept at once, for ``belote play --resume``. Then two tasks run: one
+follows the table's watch stream (resumed after any disconnection) and writes each event to the
+log; one redraws the screen from the server's view of the table and the seat's legal actions
+whenever an event came. Keys act: the server decides, and a refused
 action shows the server's own message ("you must follow hearts").
 """
 
@@ -14,8 +15,7 @@ import asyncio
 from typing import ClassVar
 
 import grpc
-from belote_client import BeloteClient, BeloteError, RetryPolicy, action_text
-from belote_client.client import Seat
+from belote_client import BeloteClient, BeloteError, RetryPolicy, Seat, action_text
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -131,11 +131,16 @@ class PlayApp(App):
         except BeloteError as err:
             self.exit(return_code=1, message=f"belote play: {err}")
             return
-        if self.kept_seats is not None:
-            self.kept_seats.keep(KeptSeat(seat.table_id, self.target, table.your_seat,
-                                          seat.token, self.player_name))
         clockwise = table.options.get("play_direction") == "clockwise"
         self.model = TableModel(Player(table.your_seat, clockwise), table=table)
+        if self.kept_seats is not None:
+            try:
+                self.kept_seats.keep(KeptSeat(seat.table_id, self.target, table.your_seat,
+                                              seat.token, self.player_name))
+            except OSError as err:  # play on; only coming back after q is lost
+                self.kept_seats = None
+                self._say(f"Your seat token cannot be kept ({err}): q will lose the seat",
+                          "bold red")
         self.run_worker(self._refresh_loop(), name="refresh", exit_on_error=False)
         self.run_worker(self._watch_loop(), name="watch", exit_on_error=False)
         self._dirty.set()
@@ -201,8 +206,9 @@ class PlayApp(App):
         if table.status == pb.FINISHED:
             lines = [f"{where}: the game is over{kept}."]
         elif table.status == pb.PLAYING:
+            until = ", until you come back" if self.kept_seats else ""
             lines = [f"{where}: you left the game{kept}. A bot plays for you after the server's "
-                     "grace, until you come back."]
+                     f"grace{until}."]
         else:
             lines = [f"{where}: you left before the game started{kept}."]
         if self.kept_seats is not None:

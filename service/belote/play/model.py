@@ -393,7 +393,7 @@ def prompt_text(model: TableModel) -> Text:
     out = Text()
     if t.status == pb.FINISHED or game.phase == pb.GAME_OVER:
         won = game.winning_team == model.player.team()
-        out.append(f"Game over: {'you and your partner win' if won else 'East and West win'}, "
+        out.append(f"Game over: {model.team_name(game.winning_team)} win, "
                    f"{model.teams(game.totals)}.",
                    style="bold green" if won else "bold red")
         if getattr(t, "closed", False):
