@@ -11,11 +11,14 @@ never committed). Without Chromium the tests skip, except under CI (env CI set),
 from __future__ import annotations
 
 import os
+import re
 import struct
 
 import pytest
 from belote.review import report
 from belote.review.verify import entries_of, review
+from belote.v1 import events_pb2 as epb
+from review_helpers import clone, index_of, rechain
 
 CHROMIUM = "/usr/bin/chromium"
 # Never the network, never a browser download of Playwright's own: the system's Chromium, alone.
@@ -178,3 +181,50 @@ def test_a_screenshot_of_the_page(browser, samples, tmp_path):
     # The page is laid out in the window's width, and long: the deals, their tricks, the legend.
     assert width == WIDTH and height > 2 * 900
     assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH  # no sideways scroll
+
+
+def test_each_note_is_placed_where_it_came(samples):
+    """Spectator chat put into a deal of a real log, at each kind of place: its note comes
+    where it happened, said so, in the log's order (the page's HTML, no browser)."""
+    log = clone(samples.logs["classic"])
+    template = next(m for m in log if m.type == "chat_posted" and m.event.chat_posted.seat < 0)
+
+    def calls(i: int) -> list[str]:
+        """The events of the auction of the deal started at index ``i``, and what ended it."""
+        end = next(j for j in range(i + 1, len(log)) if log[j].type in ("contract_settled", "all_passed"))
+        return [m.type for m in log[i + 1:end + 1]]
+
+    # The first deal whose auction has two calls in a row and ends in a contract.
+    start = next(i for i, m in enumerate(log) if m.type == "deal_started"
+                 and calls(i)[-1] == "contract_settled" and calls(i).count("bid_made") >= 2)
+    won = index_of(log, "trick_won", start=start)
+    # Each before a command (a call or a card), never between a command and what follows from it.
+    places = {"during the auction": index_of(log, "bid_made", lambda m: log[log.index(m) + 1].type
+                                             == "bid_made", start=start) + 1,
+              "before the first card": index_of(log, "card_played", start=start),
+              "during trick 2": index_of(log, "card_played", start=index_of(log, "card_played", start=won) + 1),
+              "after trick 2": index_of(log, "card_played", start=index_of(log, "trick_won", start=won + 1))}
+    for where, i in sorted(places.items(), key=lambda p: -p[1]):
+        chat = epb.LoggedEvent()
+        chat.CopyFrom(template)
+        chat.event.chat_posted.text = where
+        log.insert(i, chat)
+    for seq, m in enumerate(log, 1):  # the bot loop names its moves after their sequence
+        if m.request_id.startswith("bot-"):
+            m.request_id = f"bot-{seq}"
+    result = review(entries_of(rechain(log, renumber=True)), check_bots=False)
+    assert result.clean, "\n".join(map(str, result.violations))
+    page = report.as_html(result)
+    deal = page[page.index(f"<div class='deal' id='deal-{start + 1}'"):]
+    deal = re.split(r"\n<div class='deal'|\n<p class='result'", deal)[0]
+    seqs = [int(s) for s in re.findall(r"data-seq='?\"?(\d+)", deal)]
+    assert seqs == sorted(seqs)
+    for where in places:
+        seq = next(m.sequence for m in log if m.type == "chat_posted" and m.event.chat_posted.text == where)
+        assert f"a spectator: &#x27;kibitzer&#x27; says “{where}” · {where} · #{seq}<" in deal
+    # Inline among the calls of the auction; in the row of tricks during and after one.
+    auction = deal[deal.index("<p class='auction'>"):]
+    assert "says “during the auction”" in auction[:auction.index("</p>")]
+    tricks = deal[deal.index("<div class='tricks'>"):]
+    assert "says “during trick 2”" in tricks and "says “after trick 2”" in tricks
+    assert "says “before the first card”" not in tricks

@@ -391,12 +391,12 @@ class _Page:
             out.append("<p class='auction'>auction: " + ", ".join(h for _, h in sorted(items)) + "</p>")
         if deal.all_passed:
             out.append("<p>everyone passed: redeal</p>")
-        for ev in take(tricks_start - 1 if plays else (deal.score or {}).get("seq", deal.seq)):
-            out.append(self.note_html(ev, players, "before the first card", "p"))
         if deal.contract:
             c = deal.contract
             out.append(f"<p data-seq='{c['seq']}'><b>contract: {e(self.seat(c['taker'], players))} plays "
                        f"{e(c['contract'])}</b>" + (" (forced take)" if c["forced"] else "") + f" · #{c['seq']}</p>")
+        for ev in take(tricks_start - 1 if plays else (deal.score or {}).get("seq", deal.seq)):
+            out.append(self.note_html(ev, players, "before the first card", "p"))
         for a in deal.announcements:
             out.append(f"<p class='small'>announcement: {e(self.seat(a.seat, players))} {e(a.text)} ({a.points})"
                        + (f" [{e(a.cards)}]" if a.cards else "") + f" · #{a.seq}</p>")
