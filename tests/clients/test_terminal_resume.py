@@ -58,8 +58,9 @@ async def test_quit_says_how_to_come_back_and_the_seat_is_taken_back(short_grace
             await pilot.press("q")
     assert app.return_code == 0
     assert app.farewell.splitlines() == [
-        f"Table {table_id}, seat 0 as Ana: you left the game (its token is kept in "
-        f"{kept.path}). A bot plays for you after the server's grace, until you come back.",
+        f"Table {table_id}, seat 0 as Ana: you left the game.",
+        "A bot plays for you after the server's grace, until you come back.",
+        f"Your seat token is kept in {kept.path}.",
         "Come back with:  belote play --resume",
         f"    or with:  belote play --target {address} --table {table_id}"]
     # The seat token, for the user only.
@@ -80,7 +81,7 @@ async def test_quit_says_how_to_come_back_and_the_seat_is_taken_back(short_grace
         assert (seat.occupant, seat.display_name, seat.bot_takeover) == (pb.HUMAN, "Ana", False)
         assert "you: Ana, seat 0" in back.screen_text()
         await pilot.press("q")
-    assert back.farewell.startswith(f"Table {table_id}, seat 0 as Ana: you left the game")
+    assert back.farewell.startswith(f"Table {table_id}, seat 0 as Ana: you left the game.\n")
 
 
 async def test_back_within_the_grace_the_seat_is_still_ours(server, tmp_path):
@@ -124,8 +125,8 @@ async def test_a_state_directory_that_cannot_be_written_warns_and_plays_on(serve
         assert app.model.message.plain.endswith("): q will lose the seat")
         await until(pilot, lambda: len(app.model.hand()) in (5, 8), what="a hand")
         await pilot.press("q")
-    assert app.farewell == f"Table {app.table_id}, seat 0 as Ana: you left the game. A bot " \
-                           "plays for you after the server's grace."
+    assert app.farewell == (f"Table {app.table_id}, seat 0 as Ana: you left the game.\n"
+                            "A bot plays for you after the server's grace.")
 
 
 def test_kept_seats_file(tmp_path):

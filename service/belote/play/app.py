@@ -202,16 +202,16 @@ class PlayApp(App):
         where = f"Table {self.table_id}, seat {seat} as {self.player_name}"
         if getattr(table, "closed", False):
             return f"{where}: the table is closed."
-        kept = f" (its token is kept in {self.kept_seats.path})" if self.kept_seats else ""
         if table.status == pb.FINISHED:
-            lines = [f"{where}: the game is over{kept}."]
+            lines = [f"{where}: the game is over."]
         elif table.status == pb.PLAYING:
             until = ", until you come back" if self.kept_seats else ""
-            lines = [f"{where}: you left the game{kept}. A bot plays for you after the server's "
-                     f"grace{until}."]
+            lines = [f"{where}: you left the game.",
+                     f"A bot plays for you after the server's grace{until}."]
         else:
-            lines = [f"{where}: you left before the game started{kept}."]
+            lines = [f"{where}: you left before the game started."]
         if self.kept_seats is not None:
+            lines.append(f"Your seat token is kept in {self.kept_seats.path}.")
             lines.append("Come back with:  belote play --resume")
             lines.append(f"    or with:  belote play --target {self.target} --table {self.table_id}")
         return "\n".join(lines)
