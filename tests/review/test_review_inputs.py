@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 from html.parser import HTMLParser
 
@@ -25,27 +26,31 @@ def run(*argv) -> int:
     return args.func(args)
 
 
-def write(path, log) -> str:
-    path.write_text("".join(to_json_line(m) + "\n" for m in log))
+def write(path, log, head=None) -> str:
+    """An export file of ``log``'s events, ending with ``head`` (a LoggedEvent) if given."""
+    path.write_text("".join(to_json_line(m) + "\n" for m in [*log, *([head] if head else [])]))
     return str(path)
 
 
 def test_a_clean_file_exits_0_and_tells_the_game(samples, tmp_path, capsys):
-    path = write(tmp_path / "t.jsonl", samples.logs["classic"])
+    path = write(tmp_path / "t.jsonl", samples.logs["classic"], samples.heads["classic"])
     assert run("replay", "--file", path) == 0
     out = capsys.readouterr().out
     assert "CLEAN: no violation" in out and "Result: team" in out
+    assert "the export ends with its head signed by ed25519:" in out
 
 
 def test_a_violation_exits_1_and_lists_it(samples, tmp_path, capsys):
     log = clone(samples.logs["classic"])
     i = index_of(log, "deal_scored")
     log[i].event.deal_scored.totals[0] += 100
-    path = write(tmp_path / "t.jsonl", rechain(log))
+    path = write(tmp_path / "t.jsonl", rechain(log), samples.heads["classic"])
     assert run("replay", "--file", path) == 1
     out = capsys.readouterr().out
-    assert f"VIOLATION, the first at seq {i + 1}" in out
+    # The score, and the head: the chain was recomputed, so it no longer ends as the server signed.
+    assert f"2 VIOLATIONS, the first at seq {i + 1}" in out
     assert f"seq {i + 1}: [derived] deal_scored.totals is not what the rules give" in out
+    assert f"seq {len(log) + 1}: [head] the hash of seq {len(log)} is not the one the server signed" in out
     assert re.search(r"expected: \[\d+ \d+\]\n\s+found:\s+\[\d+ \d+\]", out)
 
 
@@ -57,18 +62,27 @@ def test_replay_reads_a_table_from_the_store(samples, capsys):
     assert data["events"] == len(samples.logs["enhanced"])
 
 
-def test_export_prints_what_export_log_returns(samples, capsys):
+def test_export_prints_what_export_log_returns(samples, tmp_path, capsys):
+    from belote.app.export_signing import key_text, public_key
+    from belote.app.server_key import read_key_file
     table_id = samples.table_id("kamikaze")
     assert run("export", table_id, "--store", samples.store_url) == 0
-    lines = capsys.readouterr().out.splitlines()
+    out = capsys.readouterr().out
+    *lines, head = out.splitlines()
     assert lines == [to_json_line(m) for m in samples.logs["kamikaze"]]
     assert all(json.loads(line)["tableId"] == table_id for line in lines)
+    # Its end: the head, signed with the key of the key file (BELOTE_KEY_FILE, as `serve`).
+    head = json.loads(head)["head"]
+    assert (head["tableId"], head["lastSequence"]) == (table_id, str(len(lines)))
+    (tmp_path / "t.jsonl").write_text(out)
+    server = key_text(public_key(read_key_file(os.environ["BELOTE_KEY_FILE"])))
+    assert run("replay", "--file", str(tmp_path / "t.jsonl"), "--key", server) == 0
 
 
 def test_the_store_defaults_to_the_environment(samples, monkeypatch, capsys):
     monkeypatch.setenv("BELOTE_STORE", samples.store_url)
     assert run("export", samples.table_id("modern")) == 0
-    assert len(capsys.readouterr().out.splitlines()) == len(samples.logs["modern"])
+    assert len(capsys.readouterr().out.splitlines()) == len(samples.logs["modern"]) + 1   # + head
 
 
 def test_html_is_one_self_contained_page(samples, tmp_path, capsys):
@@ -76,7 +90,8 @@ def test_html_is_one_self_contained_page(samples, tmp_path, capsys):
     i = index_of(log, "trick_won", start=30)
     log[i].event.trick_won.points += 1
     page = tmp_path / "review.html"
-    assert run("replay", "--file", write(tmp_path / "t.jsonl", rechain(log)), "--html", str(page)) == 1
+    path = write(tmp_path / "t.jsonl", rechain(log), samples.heads["belgian"])
+    assert run("replay", "--file", path, "--html", str(page)) == 1
     html = page.read_text()
     capsys.readouterr()
 
@@ -151,13 +166,13 @@ def test_missing_inputs_exit_2(samples, tmp_path, capsys):
 
 def test_a_partial_log_is_told_as_such(samples, tmp_path, capsys):
     log = samples.logs["classic"]
-    end = index_of(log, "card_played", start=100)        # a table still playing: cut between commands
-    assert run("replay", "--file", write(tmp_path / "t.jsonl", log[:end])) == 0
-    assert "the log ends before the game does" in capsys.readouterr().out
-    # Cut inside a command's events, the events the rules produce are missing: that is reported.
+    # Cut inside a command's events, the events the rules produce are missing: that is reported
+    # (and the cut, by the head: tests/review/test_review_signed_export.py).
     end = index_of(log, "trick_won", start=100)
     assert run("replay", "--file", write(tmp_path / "t.jsonl", log[:end])) == 1
-    assert f"seq {end + 1}: [derived] trick_won is missing here" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"seq {end + 1}: [derived] trick_won is missing here" in out
+    assert f"seq {end + 1}: [head] the export has no signed head at its end" in out
 
 
 def tampered_store(samples, tmp_path, preset, sql, params) -> str:
