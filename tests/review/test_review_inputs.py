@@ -7,6 +7,9 @@ import argparse
 import json
 import os
 import re
+import resource
+import subprocess
+import sys
 from html.parser import HTMLParser
 
 import pytest
@@ -212,3 +215,47 @@ def test_a_payload_that_does_not_decode_is_a_violation_not_a_crash(samples, tmp_
     assert "seq 30: [envelope] the event has no body" in out and "seq 30: [hash]" in out
     assert run("export", log[0].table_id, "--store", url) == 2     # JSON cannot carry it
     assert "event 30" in capsys.readouterr().err
+
+
+# Huge or hostile files: read line by line, each line bounded, under a memory limit ------------
+MEMORY_LIMIT = 512 << 20       # address space of the `belote replay` process
+
+
+def replay_limited(*args) -> subprocess.CompletedProcess:
+    """`belote replay` in a process of its own whose address space is capped at MEMORY_LIMIT."""
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    return subprocess.run([sys.executable, "-m", "belote.review.cli", "replay", *args],
+                          preexec_fn=cap, capture_output=True, text=True, timeout=120)
+
+
+def test_dev_zero_exits_2_within_a_memory_limit():
+    done = replay_limited("--file", "/dev/zero")
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.stderr == ("belote replay: /dev/zero, line 1: longer than 1,048,576 bytes: not a "
+                           "line of an export (its lines are a few kilobytes)\n")
+
+
+def test_a_huge_file_that_turns_out_no_log_exits_2_within_a_memory_limit(samples, tmp_path):
+    # A real export's first lines, then 4 GB of zeros (a sparse file: no disk used).
+    path = tmp_path / "huge.jsonl"
+    write(path, samples.logs["classic"][:50])
+    with open(path, "r+b") as f:
+        f.truncate(4 << 30)
+    done = replay_limited("--file", str(path))
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert f"{path}, line 51: longer than 1,048,576 bytes: not a line of an export" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_many_lines_that_are_no_events_exit_2(tmp_path, capsys):
+    path = tmp_path / "objects.jsonl"
+    path.write_text("{}\n" * 100_000)
+    assert run("replay", "--file", str(path)) == 2
+    assert "line 1: a LoggedEvent with neither an event nor the export's head" in capsys.readouterr().err
+
+
+def test_more_events_than_the_bound_exit_2(samples, tmp_path, capsys):
+    path = write(tmp_path / "t.jsonl", samples.logs["classic"], samples.heads["classic"])
+    assert run("replay", "--file", path, "--max-events", "100") == 2
+    assert "more than 100 lines of events: no table's log is this long" in capsys.readouterr().err

@@ -39,7 +39,7 @@ def check_end(entries, end: ExportEnd, fail, notes: list[str]) -> None:
     if final is None or final[0] != n:
         if final is not None:
             fail(final[0] + 1, "head", "the export's head is not its last line: events follow it",
-                 "the head last", f"{n - final[0]} events after it")
+                 "the head last", f"{_events(n - final[0])} after it")
         fail(at, "head", "the export has no signed head at its end: it was cut short (at any "
              "event), or written by a server from before export heads", "an ExportHead line", "-")
         return
@@ -64,8 +64,8 @@ def check_end(entries, end: ExportEnd, fail, notes: list[str]) -> None:
     if head.last_sequence > sequence:
         ok = False
         fail(at, "head", f"the log was cut: the server's head ends it at seq {head.last_sequence}, "
-             f"this export at seq {sequence} ({head.last_sequence - sequence} events removed from "
-             "its end)", f"seq {head.last_sequence}", f"seq {sequence}")
+             f"this export at seq {sequence} ({_events(head.last_sequence - sequence)} removed "
+             "from its end)", f"seq {head.last_sequence}", f"seq {sequence}")
     elif head.last_sequence < sequence:
         ok = False
         fail(at, "head", f"events were added after the server's head, which ends the log at seq "
@@ -92,6 +92,10 @@ def check_end(entries, end: ExportEnd, fail, notes: list[str]) -> None:
     if end.key is None:
         notes.append("that key is the one the export names: give the server's (--key: from "
                      "GetExportKey, or as `belote serve` prints it) to know the server signed it")
+
+
+def _events(n: int) -> str:
+    return f"{n} event{'s' if n != 1 else ''}"
 
 
 def _when(t) -> str:
