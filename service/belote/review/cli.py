@@ -13,7 +13,6 @@ import os
 import sys
 
 DEFAULT_STORE = "sqlite:///./belote.db"
-MAX_EVENTS = 1_000_000      # as load.MAX_EVENTS (not imported here: the parser stays light)
 
 
 def _default_store() -> str:
@@ -55,8 +54,9 @@ def add_commands(subparsers) -> None:
                              "and GetExportKey returns it), or a file holding it: the export's "
                              "head must be signed by it (env BELOTE_EXPORT_KEY; default: the key "
                              "the export names, with a note)")
-    replay.add_argument("--max-events", type=int, default=MAX_EVENTS,
-                        help=f"refuse a file of more events than this (default {MAX_EVENTS:,})")
+    replay.add_argument("--max-events", type=int,
+                        help="refuse a file of more events than this (default 500,000: far more "
+                             "than a table's log)")
     replay.set_defaults(func=cmd_replay, run=cmd_replay)
 
 
@@ -100,7 +100,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from belote.app.export_signing import parse_public_key
 
     from . import report
-    from .load import Unreadable, iter_file, read_stored
+    from .load import MAX_EVENTS, Unreadable, iter_file, read_stored
     from .verify import entries_of_stored, export_of, review
 
     if bool(args.file) == bool(args.table_id):
@@ -114,7 +114,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         # From a store, the entries are the stored events themselves (hashed over the bytes the
         # store holds); from a file, the export's LoggedEvents, read line by line, and its head.
         if args.file:
-            entries, end = export_of(iter_file(args.file, args.max_events), key)
+            entries, end = export_of(iter_file(args.file, args.max_events or MAX_EVENTS), key)
         else:
             entries, end = entries_of_stored(asyncio.run(read_stored(args.store, args.table_id))), None
     except Unreadable as err:

@@ -27,9 +27,9 @@ def to_json_line(msg: epb.LoggedEvent) -> str:
 # An export's line is a few kilobytes (a DealStarted with its deck is the longest); a line past
 # this is no event, and reading stops there instead of holding it.
 MAX_LINE_BYTES = 1 << 20
-# Far beyond a table's log (a game to the highest target is some thousands of events); each
-# event held costs a few kilobytes of memory during the review.
-MAX_EVENTS = 1_000_000
+# Far beyond a table's log (a game is some hundreds of events, a game to a very high target some
+# thousands); each event held costs about 2 kB during the review, so this bounds it to ~1 GB.
+MAX_EVENTS = 500_000
 
 
 def iter_lines(lines, name: str = "input", max_events: int = MAX_EVENTS):

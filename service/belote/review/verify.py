@@ -37,6 +37,10 @@ Checks (a violation names its check):
   table's takeover bot level under the request id ``timer-<sequence - 1>`` of the server's
   deadline sweep; and it is what ``belote.bots.choose(level, seat_view(state, seat), seed)``
   returns on the state folded up to just before it.
+- ``head``: for an export, its last line is the head the server signed (table id, last sequence
+  and hash), it matches the last event, and its signature is good, by the server's key when the
+  reviewer gives it (:mod:`belote.review.head`): what shows an edit made with the hash chain
+  recomputed, and a log cut at any event.
 
 The recomputation is the server's own decider code. Each command event (TableCreated,
 SeatJoined, BotSeated, SeatLeft, SeatReclaimed, SeatDisconnected, SeatConnected, ChatPosted,
@@ -50,9 +54,13 @@ ends, ``game_over_events``), the action's own event being compared on the fields
 fills: ``review(fast=False)`` sends them through ``decide`` itself, and the tests check both
 ways give the same findings. The state then moves on by the recomputed events (what the rules
 say happened), at the times the log gives them (deadlines count from those), so a wrong derived
-event is reported once and does not derail the rest. An illegal action stops the game replay
-(what follows it cannot be replayed); the sequence, chain and deck checks still run to the end
-of the log.
+event is reported once and does not derail the rest. A command that cannot be replayed (an
+illegal action, a deal with no readable deck) stops the game replay: the replay then takes the
+log's word for the game (``_from_log``: its events folded as logged, the actions not played)
+and goes on checking at the next deal the log starts (its deck dealt on the replay's game, with
+the scores of the log's last DealScored) or at the end of the game, so every violation is
+listed; the seat and table commands are checked meanwhile, and the sequence, chain and deck
+checks run to the end of the log.
 
 Speed (belote.bench.review_bench): the hash chain is hashed with cached pieces of
 ``event_hash``'s layout (``event_hash`` itself settles any mismatch), the game is moved in
