@@ -534,3 +534,14 @@ def test_an_illegal_card_and_a_wrong_score_later_are_both_listed(samples):
     assert [(v.sequence, v.check) for v in result.violations] == \
         [(i + 1, "legal"), (later + 1, "derived")]
     assert result.violations[1].message == "deal_scored.totals is not what the rules give"
+
+
+def test_a_time_finer_than_the_hash_covers_is_caught(samples):
+    # The chain hashes microseconds: nanoseconds added to a time leave every hash as it was.
+    log = clone(samples.logs["classic"])
+    i = index_of(log, "chat_posted")
+    log[i].time.nanos = log[i].event.time.nanos = log[i].time.nanos + 500
+    assert rechain(clone(log))[i].hash == log[i].hash
+    (v,) = findings(log, check_bots=False).violations
+    assert (v.sequence, v.check) == (i + 1, "envelope")
+    assert v.message.startswith("the event's time has a part finer than a microsecond")

@@ -192,8 +192,10 @@ class Entry:
         seconds, nanos = t.seconds, t.nanos
         time_us = seconds * 1_000_000 + nanos // 1000
         time_ok = 0 <= nanos < 1_000_000_000 and _MIN_TIME_S <= seconds <= _MAX_TIME_S
+        # The chain hashes the time in microseconds, as the server writes it: a finer time would
+        # show what the hash does not cover.
         envelope_ok = (time_ok and event.sequence == msg.sequence and event.table_id == msg.table_id
-                       and event.time == t)
+                       and event.time == t and not nanos % 1000)
         entry = cls(position, msg.table_id, msg.sequence, msg.type, msg.schema_version, msg.request_id,
                     time_us, msg.prev_hash, msg.hash, encode_body(event) if kind else b"", kind, event,
                     envelope_ok, False, time_ok, time_us if time_ok else 0)
@@ -427,6 +429,10 @@ class _Replay:
             fail(at, "envelope", "the event's time is not a valid timestamp (years 1 to 9999, "
                  "nanos 0 to 999999999): the replay counts deadlines from time 0 for it",
                  "a valid time", f"seconds {e.event.time.seconds}, nanos {e.event.time.nanos}")
+        elif e.event.time.nanos % 1000:
+            fail(at, "envelope", "the event's time has a part finer than a microsecond: the server "
+                 "writes microseconds, and the hash chain covers no more", "a whole microsecond",
+                 f"nanos {e.event.time.nanos}")
         elif not e.envelope_ok:
             fail(at, "envelope", "the event's own sequence, table id or time differ from its "
                  "LoggedEvent's", f"sequence {e.sequence} of table {e.table_id}",
