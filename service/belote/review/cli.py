@@ -54,10 +54,20 @@ def add_commands(subparsers) -> None:
                              "and GetExportKey returns it), or a file holding it: the export's "
                              "head must be signed by it (env BELOTE_EXPORT_KEY; default: the key "
                              "the export names, with a note)")
-    replay.add_argument("--max-events", type=int,
+    replay.add_argument("--max-events", type=_positive,
                         help="refuse a file of more events than this (default 500,000: far more "
                              "than a table's log)")
     replay.set_defaults(func=cmd_replay, run=cmd_replay)
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"want a whole number of 1 or more, got {text!r}")
+    return n
 
 
 def _error(command: str, message: str) -> int:
