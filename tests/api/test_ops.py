@@ -118,7 +118,8 @@ async def test_tokens_stay_out_of_logs_and_exports(server_factory):
 
         export = stub.ExportLog(pb.ExportLogRequest(table_id=table.table_id),
                                 metadata=bearer(REVIEWER_TOKEN))
-        lines = [line async for line in export]
+        *lines, end = [line async for line in export]
+        assert end.head.last_sequence == lines[-1].sequence      # the signed head comes last
         for token in (None, table.host_token, table.tokens[0]):
             err = await rpc_error(_drain(stub.ExportLog(
                 pb.ExportLogRequest(table_id=table.table_id),
