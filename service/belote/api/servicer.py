@@ -13,6 +13,7 @@ import grpc
 from belote.app import errors as app_errors
 from belote.v1 import table_service_pb2_grpc
 
+from .backpressure import end_with_status, write_in_time
 from .errors import status_for
 
 T = TypeVar("T")
@@ -68,19 +69,24 @@ async def _write_stream(context: grpc.aio.ServicerContext, rpc: str,
                         open_stream: Callable[[str | None], AsyncIterator]) -> None:
     """Write the app's stream with context.write() rather than being an async generator: grpc
     then keeps no reference to the last message of a stream that waits (thousands of idle
-    streams hold a few KB less each), and no generator stands between grpc and the app's."""
+    streams hold a few KB less each), and no generator stands between grpc and the app's.
+    Each write waits for the client to read, within a bound (see backpressure)."""
     items = None
     try:
         items = open_stream(bearer_token(context))
         async for item in items:
-            await context.write(item)
+            await write_in_time(context, item)
             item = None  # noqa: F841 - not held while the app's stream waits for the next one
     except Exception as exc:  # noqa: BLE001 - as in _unary
-        await context.abort_with_status(status_for(exc, rpc))  # raises
+        failed = status_for(exc, rpc)
+    else:
+        return
     finally:
-        # Close the app's iterator now (client gone or error) so its watcher is released at once.
+        # Close the app's iterator now (client gone or error) so its watcher is released at
+        # once, before a status that may wait behind messages the client has not read.
         if items is not None:
             await items.aclose()
+    await end_with_status(context, failed)
 
 
 class TableServicer(table_service_pb2_grpc.TableServiceServicer):
