@@ -9,13 +9,14 @@ import random
 
 import grpc
 import pytest
+from prometheus_client import REGISTRY
 from belote.api import backpressure
 from belote.api.server import start
 from belote.app import tables
 from belote.app.tables import TableApp
 from belote.store import SqliteEventStore
 from belote.v1 import table_service_pb2 as pb
-from belote.v1 import table_service_pb2_grpc
+from belote.v1 import table_service_pb2_grpc as tgrpc
 from players import REVIEWER_TOKEN, bearer, check_stream, new_table
 from test_errors import reason_of
 
@@ -60,7 +61,7 @@ async def served(tmp_path, monkeypatch):
     running = await start("127.0.0.1:0", app)
     try:
         async with grpc.aio.insecure_channel(running.address) as channel:
-            yield app, table_service_pb2_grpc.TableServiceStub(channel), running.address
+            yield app, tgrpc.TableServiceStub(channel), running.address
     finally:
         await running.stop(0.5)
 
@@ -109,7 +110,7 @@ async def test_a_watch_that_is_not_read_ends_with_reads_too_slowly_and_resumes(s
     table, version = await bot_game(stub)
     reads = ReadLog(app.store)
     async with grpc.aio.insecure_channel(address, options=SMALL_WINDOW) as ch:
-        slow = table_service_pb2_grpc.TableServiceStub(ch)
+        slow = tgrpc.TableServiceStub(ch)
         call = slow.WatchTable(pb.WatchTableRequest(table_id=table.table_id))
         await until(spectators_are(app, table.table_id, 1))
         # Not read at all: the server gives up on it, and its spectator place, by itself.
@@ -135,7 +136,7 @@ async def test_an_export_that_is_not_read_ends_with_reads_too_slowly(served):
     table, version = await bot_game(stub)
     reads = ReadLog(app.store)
     async with grpc.aio.insecure_channel(address, options=SMALL_WINDOW) as ch:
-        slow = table_service_pb2_grpc.TableServiceStub(ch)
+        slow = tgrpc.TableServiceStub(ch)
         call = slow.ExportLog(pb.ExportLogRequest(table_id=table.table_id),
                               metadata=bearer(REVIEWER_TOKEN))
         await asyncio.sleep(STALL_S * 4)
@@ -145,6 +146,39 @@ async def test_an_export_that_is_not_read_ends_with_reads_too_slowly(served):
     assert [e.sequence for e in got] == list(range(1, len(got) + 1))
     reads.check_pages(tables.STREAM_PAGE)
     assert reads.events_read() < version
+
+
+def handled(method: str, code: str) -> float:
+    labels = {"grpc_type": "server_stream", "grpc_service": "belote.v1.TableService",
+              "grpc_method": method, "grpc_code": code}
+    return REGISTRY.get_sample_value("grpc_server_handled_total", labels) or 0.0
+
+
+async def test_clients_gone_while_their_streams_wait_are_cancelled_calls_not_errors(served,
+                                                                                    monkeypatch):
+    app, stub, address = served
+    monkeypatch.setattr(backpressure, "STREAM_STALL_S", 60.0)
+    table, _ = await bot_game(stub)
+    before = {(m, c): handled(m, c) for m in ("WatchTable", "ExportLog")
+              for c in ("CANCELLED", "INTERNAL", "UNKNOWN")}
+    channels = [grpc.aio.insecure_channel(address, options=SMALL_WINDOW) for _ in range(20)]
+    calls = [tgrpc.TableServiceStub(c).ExportLog(pb.ExportLogRequest(table_id=table.table_id),
+                                                 metadata=bearer(REVIEWER_TOKEN))
+             for c in channels[:10]]
+    calls += [tgrpc.TableServiceStub(c).WatchTable(pb.WatchTableRequest(table_id=table.table_id))
+              for c in channels[10:]]
+    await asyncio.gather(*(c.initial_metadata() for c in calls))
+    await asyncio.sleep(0.5)          # each one's window is full: its next write waits
+    for c in channels:
+        await c.close()
+
+    async def all_ended() -> bool:
+        return sum(handled(m, c) - before[m, c] for (m, c) in before) == 20
+    await until(all_ended)
+    assert {k: handled(*k) - v for k, v in before.items()} == {
+        ("WatchTable", "CANCELLED"): 10, ("WatchTable", "INTERNAL"): 0, ("WatchTable", "UNKNOWN"): 0,
+        ("ExportLog", "CANCELLED"): 10, ("ExportLog", "INTERNAL"): 0, ("ExportLog", "UNKNOWN"): 0}
+    await until(spectators_are(app, table.table_id, 0))
 
 
 async def test_paged_streams_give_every_event_once_in_order_live_and_past(served, monkeypatch):

@@ -39,6 +39,10 @@ async def write_in_time(context: grpc.aio.ServicerContext, message) -> None:
             await context.write(message)
     except TimeoutError:
         raise reads_too_slowly(stall_s) from None
+    except grpc.aio.InternalError:
+        # The write's batch failed: the call is over, the client went away before grpc told the
+        # handler so. As when grpc tells it first, the handler is cancelled (not a server bug).
+        raise asyncio.CancelledError from None
 
 
 async def end_with_status(context: grpc.aio.ServicerContext, status: grpc.Status) -> None:
