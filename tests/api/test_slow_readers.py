@@ -96,7 +96,14 @@ async def read_to_the_end(call) -> tuple[list, grpc.aio.AioRpcError | None]:
     return got, None
 
 
-def check_reads_too_slowly(error: grpc.aio.AioRpcError | None) -> None:
+def check_cut_short(got: list, error: grpc.aio.AioRpcError | None, reads: ReadLog,
+                    version: int) -> None:
+    """The client got the log's first messages, in order, then READS_TOO_SLOWLY; the server
+    read the log one page at a time, and not all of it."""
+    assert 0 < len(got) < version
+    assert [e.sequence for e in got] == list(range(1, len(got) + 1))
+    reads.check_pages(tables.STREAM_PAGE)
+    assert reads.events_read() < version
     assert error is not None, "the stream ended without an error"
     assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert reason_of(error) == "READS_TOO_SLOWLY"
@@ -117,12 +124,7 @@ async def test_a_watch_that_is_not_read_ends_with_reads_too_slowly_and_resumes(s
         await until(spectators_are(app, table.table_id, 0))
         # The client has what was written before, in order, then the status.
         got, error = await read_to_the_end(call)
-    check_reads_too_slowly(error)
-    assert 0 < len(got) < version
-    assert [e.sequence for e in got] == list(range(1, len(got) + 1))
-    # It read one page of the log at a time, and not the whole log.
-    reads.check_pages(tables.STREAM_PAGE)
-    assert reads.events_read() < version
+    check_cut_short(got, error, reads, version)
     # Resuming from the next sequence gives exactly the rest.
     rest = stub.WatchTable(pb.WatchTableRequest(table_id=table.table_id, from_sequence=len(got) + 1))
     after = [await rest.read() for _ in range(version - len(got))]
@@ -141,11 +143,7 @@ async def test_an_export_that_is_not_read_ends_with_reads_too_slowly(served):
                               metadata=bearer(REVIEWER_TOKEN))
         await asyncio.sleep(STALL_S * 4)
         got, error = await read_to_the_end(call)
-    check_reads_too_slowly(error)
-    assert 0 < len(got) < version
-    assert [e.sequence for e in got] == list(range(1, len(got) + 1))
-    reads.check_pages(tables.STREAM_PAGE)
-    assert reads.events_read() < version
+    check_cut_short(got, error, reads, version)
 
 
 def handled(method: str, code: str) -> float:
