@@ -56,6 +56,7 @@ class ReadLog:
 async def served(tmp_path, monkeypatch):
     """(app, stub, address) of an in-process server whose streams give up after STALL_S."""
     monkeypatch.setattr(backpressure, "STREAM_STALL_S", STALL_S)
+    monkeypatch.setattr(backpressure, "CHECK_EVERY_S", 0.1)
     store = SqliteEventStore(str(tmp_path / "belote.db"))
     app = TableApp(store, await store.server_secret(), reviewer_token=REVIEWER_TOKEN)
     running = await start("127.0.0.1:0", app)
