@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import subprocess
 import tempfile
 import time
 
@@ -124,7 +125,11 @@ async def main() -> None:
             growth = await measure(address, psutil.Process(proc.pid), len(log))
         finally:
             proc.terminate()
-            proc.wait(timeout=30)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:   # e.g. blocked on its stdout, which nobody reads
+                proc.kill()
+                proc.wait(timeout=10)
     print(f"bench: slow_reader_rss_mb {growth:.0f} MB", flush=True)
 
 
