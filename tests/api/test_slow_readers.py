@@ -57,6 +57,7 @@ async def served(tmp_path, monkeypatch):
     """(app, stub, address) of an in-process server whose streams give up after STALL_S."""
     monkeypatch.setattr(backpressure, "STREAM_STALL_S", STALL_S)
     monkeypatch.setattr(backpressure, "CHECK_EVERY_S", 0.1)
+    monkeypatch.setattr(backpressure, "STATUS_WAIT_S", 0.2)
     store = SqliteEventStore(str(tmp_path / "belote.db"))
     app = TableApp(store, await store.server_secret(), reviewer_token=REVIEWER_TOKEN)
     running = await start("127.0.0.1:0", app)
@@ -113,6 +114,12 @@ def check_cut_short(got: list, error: grpc.aio.AioRpcError | None, reads: ReadLo
         "ended the stream; reconnect (WatchTable: with from_sequence = the last sequence seen + 1)")
 
 
+def handled(method: str, code: str) -> float:
+    labels = {"grpc_type": "server_stream", "grpc_service": "belote.v1.TableService",
+              "grpc_method": method, "grpc_code": code}
+    return REGISTRY.get_sample_value("grpc_server_handled_total", labels) or 0.0
+
+
 async def test_a_watch_that_is_not_read_ends_with_reads_too_slowly_and_resumes(served):
     app, stub, address = served
     table, version = await bot_game(stub)
@@ -138,19 +145,17 @@ async def test_an_export_that_is_not_read_ends_with_reads_too_slowly(served):
     app, stub, address = served
     table, version = await bot_game(stub)
     reads = ReadLog(app.store)
+    ended = handled("ExportLog", "RESOURCE_EXHAUSTED")
     async with grpc.aio.insecure_channel(address, options=SMALL_WINDOW) as ch:
         slow = tgrpc.TableServiceStub(ch)
         call = slow.ExportLog(pb.ExportLogRequest(table_id=table.table_id),
                               metadata=bearer(REVIEWER_TOKEN))
-        await asyncio.sleep(STALL_S * 4)
+
+        async def given_up() -> bool:
+            return handled("ExportLog", "RESOURCE_EXHAUSTED") == ended + 1
+        await until(given_up)    # by the server, while the client has read nothing
         got, error = await read_to_the_end(call)
     check_cut_short(got, error, reads, version)
-
-
-def handled(method: str, code: str) -> float:
-    labels = {"grpc_type": "server_stream", "grpc_service": "belote.v1.TableService",
-              "grpc_method": method, "grpc_code": code}
-    return REGISTRY.get_sample_value("grpc_server_handled_total", labels) or 0.0
 
 
 async def test_clients_gone_while_their_streams_wait_are_cancelled_calls_not_errors(served,
