@@ -82,6 +82,23 @@ async def test_read_after_a_sequence_and_with_a_limit(store):
     assert await store.read("t", limit=0) == []
 
 
+async def test_pages_of_a_log_split_requests_and_join_to_the_whole_log(store):
+    """What streams rely on: a page ends after ``limit`` events even in the middle of one
+    request's events, and reading on from its last sequence misses and repeats nothing, while
+    the log grows between pages too."""
+    await append(store, "t", 0, b"a1", b"a2", b"a3", request_id="a")
+    await append(store, "t", 3, b"b1", b"b2", request_id="b")
+    pages, seen = [], 0
+    while page := await store.read("t", after_sequence=seen, limit=2):
+        assert len(page) <= 2
+        pages.append([e.payload for e in page])
+        seen = page[-1].sequence
+        if seen == 4:
+            await append(store, "t", 5, b"c1", b"c2", b"c3", request_id="c")
+    assert pages == [[b"a1", b"a2"], [b"a3", b"b1"], [b"b2", b"c1"], [b"c2", b"c3"]]
+    assert [e for p in pages for e in p] == [e.payload for e in await store.read("t")]
+
+
 async def test_tables_have_independent_sequences(store):
     await append(store, "a", 0, b"a1", b"a2", request_id="r1")
     await append(store, "b", 0, b"b1", request_id="r2")

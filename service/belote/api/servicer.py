@@ -14,6 +14,7 @@ from belote.app import errors as app_errors
 from belote.app.requests import Caller
 from belote.v1 import table_service_pb2_grpc
 
+from .backpressure import StallWatch, end_with_status
 from .errors import status_for
 
 T = TypeVar("T")
@@ -71,27 +72,35 @@ async def _unary(context: grpc.aio.ServicerContext, rpc: str,
 
 
 async def _write_stream(context: grpc.aio.ServicerContext, rpc: str,
-                        open_stream: Callable[[str | None], AsyncIterator]) -> None:
+                        open_stream: Callable[[str | None], AsyncIterator],
+                        stalls: StallWatch) -> None:
     """Write the app's stream with context.write() rather than being an async generator: grpc
     then keeps no reference to the last message of a stream that waits (thousands of idle
-    streams hold a few KB less each), and no generator stands between grpc and the app's."""
-    items = None
+    streams hold a few KB less each), and no generator stands between grpc and the app's.
+    Each write waits for the client to read, within a bound (see backpressure)."""
+    items, writer = None, stalls.open(context)
     try:
         items = open_stream(bearer_token(context))
         async for item in items:
-            await context.write(item)
+            await writer.write(item)
             item = None  # noqa: F841 - not held while the app's stream waits for the next one
     except Exception as exc:  # noqa: BLE001 - as in _unary
-        await context.abort_with_status(status_for(exc, rpc))  # raises
+        failed = status_for(exc, rpc)
+    else:
+        return
     finally:
-        # Close the app's iterator now (client gone or error) so its watcher is released at once.
+        stalls.close(writer)
+        # Close the app's iterator now (client gone or error) so its watcher is released at
+        # once, before a status that may wait behind messages the client has not read.
         if items is not None:
             await items.aclose()
+    await end_with_status(context, failed)
 
 
 class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     def __init__(self, app) -> None:
         self._app = app
+        self._stalls = StallWatch()
 
     async def CreateTable(self, request, context):
         return await _unary(context, "CreateTable",
@@ -148,10 +157,12 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
 
     async def WatchTable(self, request, context):
         await _write_stream(context, "WatchTable",
-                            lambda t: self._app.watch_table(request, t, peer=peer_host(context)))
+                            lambda t: self._app.watch_table(request, t, peer=peer_host(context)),
+                            self._stalls)
 
     async def ExportLog(self, request, context):
-        await _write_stream(context, "ExportLog", lambda t: self._app.export_log(request, t))
+        await _write_stream(context, "ExportLog", lambda t: self._app.export_log(request, t),
+                            self._stalls)
 
     async def GetExportKey(self, request, context):
         return await _unary(context, "GetExportKey", lambda _: self._app.get_export_key(request))

@@ -83,6 +83,7 @@ MAX_DISPLAY_NAME = 32
 CACHE_TABLES = 4096
 RETRIES = 8
 TAIL_EVENTS = 64
+STREAM_PAGE = 64       # events a stream reads from the store at a time: all it holds while it waits
 DISCONNECT_GRACE_S = 60.0
 STARTING_CHIPS = 1000
 MAX_CHAT = 500
@@ -334,17 +335,22 @@ class TableApp:
             evicted, _ = self._states.popitem(last=False)
             self._tails.pop(evicted, None)
 
-    async def _events_after(self, table_id: str, seen: int, upto: int | None) -> list[epb.TableEvent]:
-        """Events ``seen``+1..``upto`` (or all after ``seen``): from the tail of this process's own
-        appends when it holds them all (the watchers of a table share one decode), else from
-        the store."""
+    async def _events_after(self, table_id: str, seen: int, upto: int) -> list[epb.TableEvent]:
+        """The next events after ``seen``, up to ``upto`` and at most STREAM_PAGE of them: from the
+        tail of this process's own appends when it holds them all (the watchers of a table share
+        one decode), else one page from the store. A stream that is behind reads again by
+        sequence, so nothing piles up for it while it waits for its reader."""
         tail = self._tails.get(table_id)
-        if upto is not None and tail and tail[0].sequence <= seen + 1 and tail[-1].sequence >= upto:
+        if tail and tail[0].sequence <= seen + 1 and tail[-1].sequence >= upto:
             start = seen + 1 - tail[0].sequence
             picked = list(itertools.islice(tail, start, start + upto - seen))
             if len(picked) == upto - seen and picked[0].sequence == seen + 1 and picked[-1].sequence == upto:
                 return picked        # no gap: another process did not write in between
-        return [decode_stored(s) for s in await self.store.read(table_id, after_sequence=seen)]
+        return [decode_stored(s) for s in await self._page(table_id, seen, upto)]
+
+    async def _page(self, table_id: str, seen: int, upto: int) -> list:
+        """Stored events ``seen``+1.. up to ``upto``, at most STREAM_PAGE of them."""
+        return await self.store.read(table_id, after_sequence=seen, limit=min(STREAM_PAGE, upto - seen))
 
     async def _existing(self, table_id: str) -> TableState:
         if not table_id:
@@ -784,11 +790,12 @@ class TableApp:
             self._streams[stream_key] = self._streams.get(stream_key, 0) + 1
             if state.seats[viewer].disconnected_at_us:
                 await self._presence(req.table_id, viewer, Reconnect(viewer))
-        upto = None
+        upto = state.version
         state = None     # what the stream started from: not kept alive while it waits
         try:
             while not self._closing.is_set():
-                if upto is None or upto > seen:
+                # A page at a time: the next is read once the client has taken this one.
+                while seen < upto and not self._closing.is_set():
                     for event in await self._events_after(req.table_id, seen, upto):
                         shown = redactor.see(event)
                         seen = event.sequence
@@ -888,9 +895,12 @@ class TableApp:
             if await self._holds_a_seat_elsewhere("", token):     # a seat or host token
                 raise err.denied("NOT_REVIEWER", "only the reviewer token may export a log")
             raise err.unauthenticated("unknown token: ExportLog needs the reviewer token")
-        await self._existing(req.table_id)
-        for stored in await self.store.read(req.table_id):
-            yield logged_event(stored)
+        seen, upto = 0, (await self._existing(req.table_id)).version
+        # The log as it stood when asked, a page at a time.
+        while seen < upto and (page := await self._page(req.table_id, seen, upto)):
+            for stored in page:
+                yield logged_event(stored)
+            seen = page[-1].sequence
 
     async def get_export_key(self, req: tpb.GetExportKeyRequest) -> tpb.GetExportKeyResponse:
         return key_response(self.server_key)
