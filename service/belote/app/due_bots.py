@@ -3,7 +3,8 @@ died, or its bots gave up in a store outage. The replica that holds the ``due-bo
 the store (one at a time; another takes it over within LEASE_S of its death) looks every
 PERIOD_S at the versions of the tables in play in the store's index: a table whose version has
 not moved for STALL_S is loaded and, if a bot is to act, its bots play here. A table found
-waiting for a human is not loaded again until its version moves.
+waiting for a human is not loaded again until its version moves. A look that takes long (many
+tables in play) is made less often, so that looking takes at most BUSY_SHARE of the time.
 
 Two replicas playing the same bot move cannot both append it (the append's expected version
 and its request id ``bot-<sequence>``), so a table kicked here while its own replica still plays
@@ -13,6 +14,7 @@ loses nothing: the lease only keeps the replicas from all doing the same sweep.
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -25,6 +27,7 @@ from . import errors as err
 
 LEASE = "due-bots"
 PERIOD_S = 0.25
+BUSY_SHARE = 0.1        # with many tables a look takes long: then look less often than PERIOD_S
 STALL_S = 0.5
 LEASE_S = 1.0
 BACKOFF_MAX_S = 30.0    # a table whose due bot still does not move is looked at this seldom
@@ -51,12 +54,14 @@ class DueBots:
         self.holder = uuid.uuid4().hex          # this process, as the lease's holder
         self._seen: dict[str, _Seen] = {}       # empty while another process holds the lease
         self.looked_at = 0                      # tables loaded by the sweep (for tests, benches)
+        self._interval_s = period_s             # between two looks (longer with many tables)
 
     async def stalled(self) -> list[str]:
         """The tables to look at now; none unless this process holds (or now takes) the lease.
         Right after taking it, every table in play is one: the last holder may have died."""
         now = self.clock()
-        if not await self.store.take_lease(LEASE, self.holder, 1, now, now + _us(self.lease_s)):
+        until = now + _us(max(self.lease_s, 2 * self._interval_s))    # held until the next look
+        if not await self.store.take_lease(LEASE, self.holder, 1, now, until):
             self._seen.clear()
             return []
         first = not self._seen
@@ -89,8 +94,12 @@ class DueBots:
         table's state; ``kick_if_due(state)`` plays its bots if one is to act, and says so)."""
         failing = False
         while not closing.is_set():
+            started = time.perf_counter()
+            listed_s = 0.0          # the look at the index (the loads of stalled tables aside)
             try:
-                for table_id in await self.stalled():
+                stalled = await self.stalled()
+                listed_s = time.perf_counter() - started
+                for table_id in stalled:
                     state = await load(table_id)
                     self.looked_at += 1
                     self.looked(table_id, state.version, kick_if_due(state))
@@ -99,4 +108,5 @@ class DueBots:
                 if not failing:        # once per outage, not every period
                     log.warning("due bots not looked at", error=str(e))
                 failing = True
-            await asyncio.sleep(self.period_s)
+            self._interval_s = max(self.period_s, listed_s / BUSY_SHARE)
+            await asyncio.sleep(self._interval_s)
