@@ -4,6 +4,7 @@ store's index shows changed since it last looked, never the idle ones."""
 from __future__ import annotations
 
 import pytest
+from belote.app import tables
 from belote.app.deadlines import Deadlines
 from belote.v1 import table_service_pb2 as pb
 from embedded import embedded_server
@@ -52,7 +53,10 @@ def _count_loads(app) -> list[str]:
     return loaded
 
 
-async def test_the_sweep_loads_no_idle_table_only_changed_and_due_ones(tmp_path):
+async def test_the_sweep_loads_no_idle_table_only_changed_and_due_ones(tmp_path, monkeypatch):
+    # The servers' own sweeps look at the index once, at their start (no table yet), and not
+    # again during the test: only the test's sweeps load tables.
+    monkeypatch.setattr(tables, "SWEEP_MAX_S", 3600.0)
     async with embedded_server(tmp_path) as (one, stub), embedded_server(tmp_path) as (two, _):
         idle = [await new_table(stub, "classic", {"target": "2000"}) for _ in range(12)]
         timed = await new_table(stub, "classic", {"target": "2000"}, turn_timer_s=30)
