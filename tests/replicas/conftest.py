@@ -125,11 +125,12 @@ class Replica:
 
 @pytest.fixture
 def replicas(tmp_path, database):
-    """start(n) -> n replicas on the test's database (started in parallel); all killed after."""
+    """start(n) -> n replicas on the test's database (started in parallel); all killed after.
+    ``store_url``: another way to it (e.g. through a proxy)."""
     made: list[Replica] = []
 
-    def start(n: int) -> list[Replica]:
-        new = [Replica(tmp_path, database, f"replica{len(made) + i}") for i in range(n)]
+    def start(n: int, store_url: str | None = None) -> list[Replica]:
+        new = [Replica(tmp_path, store_url or database, f"replica{len(made) + i}") for i in range(n)]
         made.extend(new)
         from concurrent.futures import ThreadPoolExecutor
         with ThreadPoolExecutor(n) as pool:

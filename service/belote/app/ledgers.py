@@ -341,6 +341,10 @@ class Ledgers:
         """A settlement failed (the store): let a later sweep try it again."""
         self._settled.pop((state.table_id, state.game_number, step), None)
 
+    def settled(self, state: TableState, step: str) -> bool:
+        """Whether this process has applied the game's ``step`` (not forgotten after a failure)."""
+        return (state.table_id, state.game_number, step) in self._settled
+
 
 # Rebuilding every ledger from the table logs -----------------------------------------------
 @dataclass

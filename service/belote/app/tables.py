@@ -49,12 +49,10 @@ from belote.table.decide import (
     Act,
     CloseTable,
     CreateTable,
-    Disconnect,
     JoinSeat,
     LeaveSeat,
     PostChat,
     ReclaimSeat,
-    Reconnect,
     Refused,
     SeatBot,
     TimerMove,
@@ -68,11 +66,14 @@ from belote.v1 import events_pb2 as epb
 from belote.v1 import table_service_pb2 as tpb
 
 from . import errors as err
+from .deadlines import Deadlines
+from .due_bots import DueBots
 from .export_signing import key_response, signed_export
 from .identity import Identity
 from .ledgers import RATING_START, Hold, Ledgers, NotEnoughChips, month_of
 from .limits import TABLES_PER_MINUTE, Spectators, Window, WrongPasswords, caller_key
 from .passwords import Passwords
+from .presence import SeatPresence
 from .requests import Caller, RequestKey, RequestKeys, reused
 from .server_key import derive
 
@@ -90,6 +91,8 @@ MAX_CHAT = 500
 MAX_TURN_TIMER_S = 3600
 SWEEP_MAX_S = 15.0     # a deadline another replica wrote is enforced at most this late here
 SWEEP_MIN_S = 0.1
+SWEEP_RETRY_S = 1.0    # a look at the index that failed (the store) is tried again this soon
+BOT_RETRY_S = (0.05, 0.1, 0.2, 0.5, 1.0)   # bots paused by the store try again after these, then every 1 s
 HOLD_PENDING_S = 30.0  # a stake hold whose seat is not in the table's log yet counts this long
 CLOSED = "closed"                 # the index status of a closed table (TableStatus stays FINISHED)
 _MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
@@ -131,7 +134,7 @@ class TableApp:
             if tables_per_minute else None
         self._spectator_chats = Window(store, clock, "spectator-chat", CHAT_BURST, CHAT_WINDOW_S)
         self._spectators = Spectators(store, clock)
-        self._streams: dict[tuple[str, int], int] = {}     # (table, seat) -> open watch streams here
+        self._seats_present = SeatPresence(store, clock, self._load, self._presence, self._spawn)
         self._background: set[asyncio.Task] = set()
         self._reviewer_hash = _sha256(reviewer_token) if reviewer_token else None
         self._states: OrderedDict[str, TableState] = OrderedDict()
@@ -139,8 +142,10 @@ class TableApp:
         self._bot_tasks: dict[str, asyncio.Task] = {}
         self._bot_again: set[str] = set()
         self._closing = asyncio.Event()
-        self._next_sweep_us = 0             # the soonest deadline known to this process
+        self._next_sweep_us = 0             # when the deadline sweep wakes next
         self._deadline_sooner = asyncio.Event()
+        self._deadlines = Deadlines()       # the tables' soonest deadlines known to this process
+        self._due_bots = DueBots(store, clock, PLAYING)
 
     @classmethod
     async def open(cls, store_url: str, *, reviewer_token: str | None = None,
@@ -178,6 +183,7 @@ class TableApp:
         for table_id, _entry, _version in await self.store.list_index(status=PLAYING, limit=100_000):
             self._kick_bots(table_id)
         self._spawn(self._enforce_deadlines_forever())
+        self._spawn(self._due_bots.run(self._load, self._kick_bots_if_due, self._closing))
 
     def _spawn(self, coroutine) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -188,50 +194,66 @@ class TableApp:
     # the grace, the event that made it a seat's turn plus the turn timer, a GameEnded plus the
     # rematch vote), so any replica, before or after a restart, enforces it the same way; the
     # expected version makes sure only the first one to look acts.
-    async def enforce_deadlines(self, now_us: int | None = None) -> int:
+    async def enforce_deadlines(self, now_us: int | None = None, *, refresh: bool = True) -> int:
         """Act on every deadline passed by ``now_us`` (default: now); returns how many.
 
         A disconnected player past its grace gets a takeover bot; a human seat past its turn
-        timer gets a timer move; a table whose rematch vote ran out closes. The ledgers of
-        games started or ended are settled too, if this process has not yet (after a restart).
+        timer gets a timer move; a table whose rematch vote ran out closes. Only the tables
+        whose deadline has come are loaded (they are kept soonest first). ``refresh``: first
+        learn, from the store's index, the deadlines of the tables changed since this process
+        last looked (by another replica, or before a restart); only those are loaded, and the
+        ledgers of their games started or ended are settled, if this process has not yet.
         """
         now_us = now_us or self.clock()
-        self._next_sweep_us = self.clock() + int(SWEEP_MAX_S * 1e6)
+        if refresh:
+            listed = [*await self.store.list_index(status=PLAYING, limit=100_000),
+                      *await self.store.list_index(status=FINISHED, limit=100_000)]
+            for table_id in self._deadlines.changed((t, v) for t, _entry, v in listed):
+                state = await self._load(table_id)
+                self._note_deadlines(state)
+                step = "end" if state.status == FINISHED else "stake" if state.pot else None
+                if step is not None:
+                    await self._settle(state, step)
+                    if not self.ledgers.settled(state, step):
+                        self._deadlines.look_again(table_id)
         done = 0
-        for table_id, _entry, _version in await self.store.list_index(status=PLAYING, limit=100_000):
-            state = await self._load(table_id)
-            for seat, s in enumerate(state.seats):
-                if s.occupant == HUMAN and s.disconnected_at_us and \
-                        now_us - s.disconnected_at_us >= self.disconnect_grace_s * 1e6:
-                    level = state.created.takeover_bot_level or epb.NORMAL
-                    done += await self._on_deadline(state, f"grace-{seat}",
-                                                    LeaveSeat(seat, level, epb.DISCONNECTED))
-            state = await self._load(table_id)
-            deadline = state.turn_deadline_us()
-            if deadline is not None and now_us >= deadline:
-                done += await self._on_deadline(state, "timer", self._timer_move(state, now_us))
-            if state.pot:
-                await self._settle(state, "stake")
-            self._note_deadlines(await self._load(table_id))
-        for table_id, _entry, _version in await self.store.list_index(status=FINISHED, limit=100_000):
-            state = await self._load(table_id)
-            await self._settle(state, "end")
-            deadline = state.rematch_deadline_us()
-            if deadline is not None and now_us >= deadline:
-                done += await self._on_deadline(state, "close", CloseTable(now_us))
-            self._note_deadlines(await self._load(table_id))
+        for table_id in self._deadlines.pop_due(now_us):
+            try:
+                state = await self._load(table_id)
+                for seat, s in enumerate(state.seats):
+                    if state.status == PLAYING and s.occupant == HUMAN and s.disconnected_at_us and \
+                            now_us - s.disconnected_at_us >= self.disconnect_grace_s * 1e6:
+                        level = state.created.takeover_bot_level or epb.NORMAL
+                        done += await self._on_deadline(state, f"grace-{seat}",
+                                                        LeaveSeat(seat, level, epb.DISCONNECTED))
+                state = await self._load(table_id)
+                deadline = state.turn_deadline_us()
+                if deadline is not None and now_us >= deadline:
+                    done += await self._on_deadline(state, "timer", self._timer_move(state, now_us))
+                state = await self._load(table_id)
+                deadline = state.rematch_deadline_us()
+                if deadline is not None and now_us >= deadline:
+                    done += await self._on_deadline(state, "close", CloseTable(now_us))
+                self._note_deadlines(await self._load(table_id), judged_at_us=now_us)
+            except (StoreError, err.AppError) as e:
+                # Not lost: looked at again in a second, and loaded again at the next refresh.
+                self._deadlines.note(table_id, self.clock() + 1_000_000, -1)
+                log.warning("deadline not enforced yet", table_id=table_id, error=str(e))
         return done
 
-    def _note_deadlines(self, state: TableState) -> None:
-        """Sweep again by the table's soonest deadline (grace, turn timer or rematch vote)."""
+    def _note_deadlines(self, state: TableState, judged_at_us: int | None = None) -> None:
+        """Keep the table's soonest deadline (grace, turn timer or rematch vote), and wake the
+        sweep if it is sooner than the sweep's next round. ``judged_at_us``: the time the
+        table was just judged at; a deadline still passed then (nobody could act) is looked
+        at again in a second."""
         deadlines = [state.turn_deadline_us(), state.rematch_deadline_us()]
         if state.status == PLAYING:
             deadlines += [s.disconnected_at_us + int(self.disconnect_grace_s * 1e6)
                           for s in state.seats if s.occupant == HUMAN and s.disconnected_at_us]
         soonest = min((d for d in deadlines if d is not None), default=None)
-        now_us = self.clock()
-        if soonest is not None and soonest <= now_us:
-            soonest = now_us + 1_000_000      # due, yet nobody acted: look again in a second
+        if soonest is not None and judged_at_us is not None and soonest <= judged_at_us:
+            soonest = max(soonest, self.clock() + 1_000_000)
+        self._deadlines.note(state.table_id, soonest, state.version)
         if soonest is not None and soonest < self._next_sweep_us:
             self._next_sweep_us = soonest
             self._deadline_sooner.set()
@@ -265,14 +287,24 @@ class TableApp:
             log.warning("ledgers not settled yet", table_id=state.table_id, step=step, error=repr(e))
 
     async def _enforce_deadlines_forever(self) -> None:
-        """Sweep, then sleep until the soonest deadline this process knows of (one its own
-        appends set wakes it earlier), and at most SWEEP_MAX_S."""
+        """Act on the deadlines as they come, sleeping until the soonest (one its own appends
+        set wakes it earlier); look at the store's index every SWEEP_MAX_S for the deadlines
+        other replicas wrote."""
+        next_refresh = 0.0              # time.monotonic()
         while not self._closing.is_set():
+            refresh = time.monotonic() >= next_refresh
             try:
-                await self.enforce_deadlines()
+                await self.enforce_deadlines(refresh=refresh)
+                if refresh:
+                    next_refresh = time.monotonic() + SWEEP_MAX_S
             except (StoreError, err.AppError) as e:
                 log.warning("deadline sweep failed", error=str(e))
+                next_refresh = time.monotonic() + SWEEP_RETRY_S
             await asyncio.sleep(SWEEP_MIN_S)
+            soonest = self._deadlines.soonest()
+            self._next_sweep_us = self.clock() + int((next_refresh - time.monotonic()) * 1e6)
+            if soonest is not None:
+                self._next_sweep_us = min(self._next_sweep_us, soonest)
             while (wait_s := (self._next_sweep_us - self.clock()) / 1e6) > 0:
                 self._deadline_sooner.clear()
                 try:
@@ -280,11 +312,15 @@ class TableApp:
                 except TimeoutError:
                     break
 
-    async def _presence(self, table_id: str, seat: int, command) -> None:
-        """Append a (dis)connection if the table still wants it; a refusal means it does not."""
-        with contextlib.suppress(err.AppError, StoreError):
+    async def _presence(self, table_id: str, seat: int, command) -> bool:
+        """Append a (dis)connection if the table still wants it (True if appended); a refusal
+        means it does not."""
+        try:
             await self._execute(table_id, f"presence-{seat}-{self.clock()}",
                                 lambda st: decide(st, command, self._next_deal()))
+            return True
+        except (err.AppError, StoreError):
+            return False
 
     def shutdown(self) -> None:
         self._closing.set()
@@ -785,11 +821,7 @@ class TableApp:
         redactor = Redactor(viewer)
         seen = 0
         metrics.WATCH_STREAMS.inc()
-        stream_key = (req.table_id, viewer)
-        if viewer >= 0:
-            self._streams[stream_key] = self._streams.get(stream_key, 0) + 1
-            if state.seats[viewer].disconnected_at_us:
-                await self._presence(req.table_id, viewer, Reconnect(viewer))
+        seat_lease = await self._seats_present.arrive(req.table_id, viewer) if viewer >= 0 else None
         upto = state.version
         state = None     # what the stream started from: not kept alive while it waits
         try:
@@ -809,12 +841,8 @@ class TableApp:
             metrics.WATCH_STREAMS.dec()
             if place is not None:
                 self._spawn(self._spectators.leave(req.table_id, place))
-            if viewer >= 0:
-                self._streams[stream_key] -= 1
-                if not self._streams[stream_key]:
-                    del self._streams[stream_key]
-                    if not self._closing.is_set():
-                        self._spawn(self._presence(req.table_id, viewer, Disconnect(viewer)))
+            if seat_lease is not None:
+                self._seats_present.depart(req.table_id, viewer, seat_lease, closing=self._closing.is_set())
 
     async def post_chat(self, req: tpb.PostChatRequest, token: str | None, *,
                         peer: str | None = None,
@@ -906,10 +934,13 @@ class TableApp:
         return key_response(self.server_key)
 
     # Bots ------------------------------------------------------------------------------------
-    def _kick_bots_if_due(self, state: TableState) -> None:
+    def _kick_bots_if_due(self, state: TableState) -> bool:
+        """Play the table's bots here if one is to act; whether one is."""
         seat = state.to_act()
         if seat is not None and state.seats[seat].occupant == BOT:
             self._kick_bots(state.table_id)
+            return True
+        return False
 
     def _kick_bots(self, table_id: str) -> None:
         if self._closing.is_set():
@@ -920,32 +951,41 @@ class TableApp:
         self._bot_tasks[table_id] = asyncio.get_running_loop().create_task(self._play_bots(table_id))
 
     async def _play_bots(self, table_id: str) -> None:
-        """While a bot is to act, ask it (with its seat's view) and append its move."""
+        """While a bot is to act, ask it (with its seat's view) and append its move. A store that
+        cannot be reached pauses the bots, which try again (after BOT_RETRY_S) until it can;
+        should this process die instead, the sweep of due bots plays them on another replica."""
+        failures = 0
         try:
             while not self._closing.is_set():
                 self._bot_again.discard(table_id)
-                state = await self._load(table_id)
-                seat = state.to_act()
-                if seat is None or state.seats[seat].occupant != BOT:
-                    if table_id in self._bot_again:
-                        continue
-                    return
-                level = state.seats[seat].bot_level
-                seed = secrets.randbits(63)
-                started = time.perf_counter()
-                action = bots.choose(level, seat_view(state, seat), seed)
-                metrics.BOT_DECISION_SECONDS.labels(epb.BotLevel.Name(level).lower()).observe(
-                    time.perf_counter() - started)
-                command = Act(seat, action, epb.BotMove(level=level, seed=seed))
                 try:
+                    state = await self._load(table_id)
+                    seat = state.to_act()
+                    if seat is None or state.seats[seat].occupant != BOT:
+                        if table_id in self._bot_again:
+                            continue
+                        return
+                    level = state.seats[seat].bot_level
+                    seed = secrets.randbits(63)
+                    started = time.perf_counter()
+                    action = bots.choose(level, seat_view(state, seat), seed)
+                    metrics.BOT_DECISION_SECONDS.labels(epb.BotLevel.Name(level).lower()).observe(
+                        time.perf_counter() - started)
+                    command = Act(seat, action, epb.BotMove(level=level, seed=seed))
                     await self._execute(table_id, f"bot-{state.version + 1}",
                                         lambda s, c=command: decide(s, c, self._next_deal()), state.version)
-                except err.AppError as e:
-                    if e.code != err.ABORTED:      # aborted: someone else moved first; look again
+                    failures = 0
+                except (StoreError, err.AppError) as e:
+                    code = e.code if isinstance(e, err.AppError) else err.UNAVAILABLE
+                    if code == err.ABORTED:           # someone else moved first: look again
+                        continue
+                    if code != err.UNAVAILABLE:
                         log.error("bot move refused", table_id=table_id, reason=e.reason, error=e.message)
                         return
-        except (StoreError, err.AppError) as e:
-            log.warning("bots paused", table_id=table_id, error=str(e))
+                    if not failures:
+                        log.warning("bots paused", table_id=table_id, error=str(e))
+                    await asyncio.sleep(BOT_RETRY_S[min(failures, len(BOT_RETRY_S) - 1)])
+                    failures += 1
         finally:
             self._bot_tasks.pop(table_id, None)
 
