@@ -1,50 +1,75 @@
-"""Rules engine figures: random complete deals per second, legal-card generations per second."""
+"""Rules engine figures: random complete deals per second (on the deal state, and through the
+public Game API), legal-card generations per second."""
 
 from __future__ import annotations
 
 import random
 import time
 
-from belote.rules import DEALING, OVER, Game, rules_for
+from belote.rules import DEALING, OVER, PLAYING, Game, rules_for
 from belote.rules.cards import cards_of
 
 
+def random_deck(rand) -> list[int]:
+    """A uniformly random deck order (32 distinct random keys sorted)."""
+    return sorted(range(32), key=lambda _: rand())
+
+
 def random_deals(preset: str = "classic", seconds: float = 3.0, seed: int = 1) -> float:
-    """Complete deals per second: shuffle, auction, 32 cards with legal-move generation, scoring,
-    every action drawn uniformly from the legal ones (redeals are shuffled again, not counted)."""
+    """Complete deals per second on the deal state (``CardPlay``): shuffle, auction, 32 cards
+    with legal-move generation, scoring, every action drawn uniformly from the legal ones
+    (redeals are shuffled again, not counted)."""
     rules = rules_for(preset, {"target": 10**5})
-    rng = random.Random(seed)
-    rand = rng.random
+    rand = random.Random(seed).random
     game = Game(rules)
     deals = 0
     start = time.perf_counter()
     deadline = start + seconds
     while True:
-        if game.phase == OVER:
+        if game.phase is OVER:
             game = Game(rules)
-        deck = list(range(32))
-        rng.shuffle(deck)
-        game.start_deal(deck)
-        while game.phase == "auction":
-            calls = game.auction.legal_calls()
-            game.auction.call(calls[int(rand() * len(calls))])
-            if game.auction.finished:
-                game.apply  # noqa: B018 - the settle below goes through the Game
-                if game.auction.all_passed:
-                    game._next_dealer()
-                else:
-                    game._settle(game.auction.best_seat, game.auction.best, game.auction.forced)
-        if game.phase == DEALING:
-            continue
+        game.start_deal(random_deck(rand))
+        while game.phase is not PLAYING:
+            if game.phase is DEALING:
+                game.start_deal(random_deck(rand))
+                continue
+            calls = game.legal_actions()
+            game.apply(game.to_act(), calls[int(rand() * len(calls))])
         play = game.play
-        while play.trick_number < 8:
-            legal = play.legal_cards()
+        legal_cards, play_card = play.legal_cards, play.play
+        for _ in range(32):
+            legal = legal_cards()
             k = int(rand() * legal.bit_count())
             while k:
                 legal &= legal - 1
                 k -= 1
-            play.play((legal & -legal).bit_length() - 1)
+            play_card((legal & -legal).bit_length() - 1)
         game._finish_deal()
+        deals += 1
+        if deals % 256 == 0 and time.perf_counter() > deadline:
+            break
+    return deals / (time.perf_counter() - start)
+
+
+def game_random_deals(preset: str = "classic", seconds: float = 3.0, seed: int = 1) -> float:
+    """Complete deals per second through the public ``Game`` API only: ``legal_actions``,
+    ``apply`` and the deal's result, every action drawn uniformly from the legal ones
+    (redeals are shuffled again, not counted)."""
+    rules = rules_for(preset, {"target": 10**5})
+    rand = random.Random(seed).random
+    game = Game(rules)
+    deals = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        if game.phase is OVER:
+            game = Game(rules)
+        game.start_deal(random_deck(rand))
+        while (seat := game.to_act()) is not None:
+            actions = game.legal_actions()
+            game.apply(seat, actions[int(rand() * len(actions))])
+        if game.phase is DEALING and game.last_result.redeal:
+            continue
         deals += 1
         if deals % 256 == 0 and time.perf_counter() > deadline:
             break
@@ -58,8 +83,8 @@ def legal_cards_rate(seconds: float = 2.0, seed: int = 2) -> float:
     positions = []
     while len(positions) < 3000:
         game = Game(rules)
-        while game.phase != "playing":
-            if game.phase == DEALING:
+        while game.phase is not PLAYING:
+            if game.phase is DEALING:
                 deck = list(range(32))
                 rng.shuffle(deck)
                 game.start_deal(deck)
@@ -80,6 +105,7 @@ def legal_cards_rate(seconds: float = 2.0, seed: int = 2) -> float:
 
 def run() -> list[tuple[str, float, str]]:
     return [("rules_random_deals_per_s", random_deals(), "deals/s"),
+            ("game_random_deals_per_s", game_random_deals(), "deals/s"),
             ("legal_cards_per_s", legal_cards_rate(), "calls/s")]
 
 

@@ -7,7 +7,7 @@ play; ``play(card)`` plays one without checking it (``check_card`` says why a ca
 
 from __future__ import annotations
 
-from .cards import KING, QUEEN, SUIT_MASK, SUIT_NAMES, card_words
+from .cards import FULL_DECK, KING, QUEEN, SUIT_MASK, SUIT_NAMES, card_words
 from .errors import IllegalAction
 from .values import ALL_TRUMP, NO_TRUMP, ContractTable
 
@@ -17,13 +17,45 @@ PLAY_RULES = {"standard": STANDARD, "belgian": BELGIAN, "free": FREE}
 BELOTE, REBELOTE = "belote", "rebelote"
 
 
+def legal_mask(hand: int, led_mask: int, best: int, partner_wins: bool, r) -> int:
+    """SPEC §4: the cards ``hand`` may play on a trick led in ``led_mask`` (0: it leads) whose
+    best card so far is ``best``. ``r`` gives the contract's ``trump_mask`` and ``higher``, the
+    play ``rule`` and ``undertrump_required`` (a :class:`CardPlay`, or the bots' search rules)."""
+    if not led_mask:
+        return hand
+    follow = hand & led_mask
+    tm = r.trump_mask
+    if follow:
+        # Trump led (every suit in TA): beat the highest card of the trick if you can.
+        if led_mask & tm and r.rule != FREE:
+            return (follow & r.higher[best]) or follow
+        return follow
+    if tm == 0 or tm == FULL_DECK or r.rule == FREE:
+        return hand                                   # SA, TA, free: void -> any card
+    trumps = hand & tm
+    if not trumps:
+        return hand
+    best_is_trump = (1 << best) & tm
+    if partner_wins:
+        # Partner wins: play anything, except the Belgian forced undertrump.
+        if r.rule == BELGIAN and best_is_trump and not trumps & r.higher[best]:
+            return trumps
+        return hand
+    if best_is_trump:
+        over = trumps & r.higher[best]
+        if over:
+            return over
+        return trumps if r.undertrump_required else hand
+    return trumps
+
+
 class CardPlay:
     """Eight tricks of one deal, from full hands of 8 to the last card."""
 
     __slots__ = ("hands", "contract", "taker", "table", "trump_mask", "order", "points", "higher",
-                 "rule", "undertrump_required", "leader", "turn", "trick", "best_card", "best_seat",
-                 "led_mask", "trick_number", "trick_points", "tricks_won", "tricks", "belote_points",
-                 "belote_calls", "_belote_cards", "_belote_first", "_king_first")
+                 "beats", "rule", "undertrump_required", "leader", "turn", "trick", "best_card",
+                 "best_seat", "led_mask", "trick_number", "trick_points", "tricks_won", "tricks",
+                 "belote_points", "belote_calls", "_belote_cards", "_belote_first", "_king_first")
 
     def __init__(self, hands: list[int], contract: int, taker: int, leader: int,
                  table: ContractTable, rule: int = STANDARD, undertrump_required: bool = True,
@@ -36,13 +68,14 @@ class CardPlay:
         self.order = table.order
         self.points = table.points
         self.higher = table.higher
+        self.beats = table.beats
         self.rule = rule
         self.undertrump_required = undertrump_required
         self.leader = self.turn = leader
         self.trick: list[int] = []
         self.best_card = -1
         self.best_seat = -1
-        self.led_mask = 0
+        self.led_mask = 0                # the led suit's cards; 0 before the trick's first card
         self.trick_number = 0            # tricks finished, 0..8
         self.trick_points = [0, 0]       # per team, dix de der included
         self.tricks_won = [0, 0]
@@ -57,15 +90,16 @@ class CardPlay:
         # One tuple assignment, not a loop of setattr: searches copy a deal per position tried.
         new = CardPlay.__new__(CardPlay)
         (new.hands, new.contract, new.taker, new.table, new.trump_mask, new.order, new.points,
-         new.higher, new.rule, new.undertrump_required, new.leader, new.turn, new.trick,
+         new.higher, new.beats, new.rule, new.undertrump_required, new.leader, new.turn, new.trick,
          new.best_card, new.best_seat, new.led_mask, new.trick_number, new.trick_points,
          new.tricks_won, new.tricks, new.belote_points, new.belote_calls, new._belote_cards,
          new._belote_first, new._king_first) = (
             self.hands[:], self.contract, self.taker, self.table, self.trump_mask, self.order,
-            self.points, self.higher, self.rule, self.undertrump_required, self.leader, self.turn,
-            self.trick[:], self.best_card, self.best_seat, self.led_mask, self.trick_number,
-            self.trick_points[:], self.tricks_won[:], self.tricks[:], self.belote_points[:],
-            self.belote_calls[:], self._belote_cards, dict(self._belote_first), self._king_first)
+            self.points, self.higher, self.beats, self.rule, self.undertrump_required, self.leader,
+            self.turn, self.trick[:], self.best_card, self.best_seat, self.led_mask,
+            self.trick_number, self.trick_points[:], self.tricks_won[:], self.tricks[:],
+            self.belote_points[:], self.belote_calls[:], self._belote_cards,
+            dict(self._belote_first), self._king_first)
         return new
 
     @property
@@ -78,34 +112,9 @@ class CardPlay:
     # SPEC §4 -------------------------------------------------------------------------------
     def legal_cards(self) -> int:
         """Mask of the cards the seat to play may play."""
-        hand = self.hands[self.turn]
-        if not self.trick:
-            return hand
-        follow = hand & self.led_mask
-        tm = self.trump_mask
-        if follow:
-            # Trump led (every suit in TA): beat the highest card of the trick if you can.
-            if self.led_mask & tm and self.rule != FREE:
-                return (follow & self.higher[self.best_card]) or follow
-            return follow
-        if tm == 0 or tm == 0xFFFFFFFF or self.rule == FREE:
-            return hand                                   # SA, TA, free: void -> any card
-        trumps = hand & tm
-        if not trumps:
-            return hand
-        best = self.best_card
-        best_is_trump = (1 << best) & tm
-        if self.best_seat == self.turn ^ 2:
-            # Partner wins: play anything, except the Belgian forced undertrump.
-            if self.rule == BELGIAN and best_is_trump and not trumps & self.higher[best]:
-                return trumps
-            return hand
-        if best_is_trump:
-            over = trumps & self.higher[best]
-            if over:
-                return over
-            return trumps if self.undertrump_required else hand
-        return trumps
+        turn = self.turn
+        return legal_mask(self.hands[turn], self.led_mask, self.best_card,
+                          self.best_seat == turn ^ 2, self)
 
     def play(self, card: int) -> None:
         """Play ``card`` for the seat to play (legality is the caller's business)."""
@@ -113,20 +122,11 @@ class CardPlay:
         bit = 1 << card
         self.hands[seat] ^= bit
         trick = self.trick
-        if trick:
-            best = self.best_card
-            if card >> 3 == best >> 3:
-                if self.order[card] > self.order[best]:
-                    self.best_card = card
-                    self.best_seat = seat
-            elif bit & self.trump_mask and not (1 << best) & self.trump_mask:
-                self.best_card = card
-                self.best_seat = seat
-        else:
-            self.best_card = card
-            self.best_seat = seat
-            self.led_mask = SUIT_MASK[card >> 3]
         trick.append(card)
+        if len(trick) == 1:
+            self.best_card, self.best_seat, self.led_mask = card, seat, SUIT_MASK[card >> 3]
+        elif self.beats[self.best_card] & bit:
+            self.best_card, self.best_seat = card, seat
         if bit & self._belote_cards:
             self._call_belote(seat, card)
         if len(trick) == 4:
@@ -136,7 +136,8 @@ class CardPlay:
 
     def _finish_trick(self) -> None:
         p = self.points
-        c0, c1, c2, c3 = self.trick
+        trick = self.trick
+        c0, c1, c2, c3 = trick
         pts = p[c0] + p[c1] + p[c2] + p[c3]
         self.trick_number += 1
         if self.trick_number == 8:
@@ -144,8 +145,9 @@ class CardPlay:
         winner = self.best_seat
         self.trick_points[winner & 1] += pts
         self.tricks_won[winner & 1] += 1
-        self.tricks.append((self.leader, tuple(self.trick), winner, pts))
+        self.tricks.append((self.leader, tuple(trick), winner, pts))
         self.trick = []
+        self.led_mask = 0
         self.leader = self.turn = winner
 
     def _call_belote(self, seat: int, card: int) -> None:
