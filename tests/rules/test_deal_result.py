@@ -14,7 +14,6 @@ from belote.rules import (
     AllPassed,
     DealResult,
     Declare,
-    Game,
     IllegalAction,
     Outcome,
     Phase,

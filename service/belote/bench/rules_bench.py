@@ -1,5 +1,9 @@
 """Rules engine figures: random complete deals per second (on the deal state, and through the
-public Game API), legal-card generations per second."""
+public Game API), legal-card generations per second.
+
+Seconds are the process's CPU seconds (``time.process_time``), as in issue 17's comparison: on
+a machine shared with other work, wall-clock figures would measure the neighbours too.
+"""
 
 from __future__ import annotations
 
@@ -23,14 +27,14 @@ def random_deals(preset: str = "classic", seconds: float = 3.0, seed: int = 1) -
     rand = random.Random(seed).random
     game = Game(rules)
     deals = 0
-    start = time.perf_counter()
+    start = time.process_time()
     deadline = start + seconds
     while True:
-        if game.phase is OVER:
+        if game.phase == OVER:
             game = Game(rules)
         game.start_deal(random_deck(rand))
-        while game.phase is not PLAYING:
-            if game.phase is DEALING:
+        while game.phase != PLAYING:
+            if game.phase == DEALING:
                 game.start_deal(random_deck(rand))
                 continue
             calls = game.legal_actions()
@@ -46,9 +50,9 @@ def random_deals(preset: str = "classic", seconds: float = 3.0, seed: int = 1) -
             play_card((legal & -legal).bit_length() - 1)
         game._finish_deal()
         deals += 1
-        if deals % 256 == 0 and time.perf_counter() > deadline:
+        if deals % 256 == 0 and time.process_time() > deadline:
             break
-    return deals / (time.perf_counter() - start)
+    return deals / (time.process_time() - start)
 
 
 def game_random_deals(preset: str = "classic", seconds: float = 3.0, seed: int = 1) -> float:
@@ -59,21 +63,21 @@ def game_random_deals(preset: str = "classic", seconds: float = 3.0, seed: int =
     rand = random.Random(seed).random
     game = Game(rules)
     deals = 0
-    start = time.perf_counter()
+    start = time.process_time()
     deadline = start + seconds
     while True:
-        if game.phase is OVER:
+        if game.phase == OVER:
             game = Game(rules)
         game.start_deal(random_deck(rand))
         while (seat := game.to_act()) is not None:
             actions = game.legal_actions()
             game.apply(seat, actions[int(rand() * len(actions))])
-        if game.phase is DEALING and game.last_result.redeal:
+        if game.phase == DEALING and game.last_result.redeal:
             continue
         deals += 1
-        if deals % 256 == 0 and time.perf_counter() > deadline:
+        if deals % 256 == 0 and time.process_time() > deadline:
             break
-    return deals / (time.perf_counter() - start)
+    return deals / (time.process_time() - start)
 
 
 def legal_cards_rate(seconds: float = 2.0, seed: int = 2) -> float:
@@ -83,8 +87,8 @@ def legal_cards_rate(seconds: float = 2.0, seed: int = 2) -> float:
     positions = []
     while len(positions) < 3000:
         game = Game(rules)
-        while game.phase is not PLAYING:
-            if game.phase is DEALING:
+        while game.phase != PLAYING:
+            if game.phase == DEALING:
                 deck = list(range(32))
                 rng.shuffle(deck)
                 game.start_deal(deck)
@@ -95,12 +99,12 @@ def legal_cards_rate(seconds: float = 2.0, seed: int = 2) -> float:
             positions.append(play.copy())
             play.play(rng.choice(cards_of(play.legal_cards())))
     calls = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    start = time.process_time()
+    while time.process_time() - start < seconds:
         for p in positions:
             p.legal_cards()
         calls += len(positions)
-    return calls / (time.perf_counter() - start)
+    return calls / (time.process_time() - start)
 
 
 def run() -> list[tuple[str, float, str]]:

@@ -46,6 +46,7 @@ class Play(NamedTuple):
 Action = Union[Bid, Declare, Play]
 PASS_BID = Bid(PASS)
 
+BIDS = {call: Bid(call) for call in (PASS, 0, 1, 2, 3, 4, 5)}
 # PLAYS[suit][byte]: the Play of each card of that suit in the byte, lowest first, so the legal
 # plays of a mask are four lookups.
 _PLAY = tuple(Play(card) for card in range(32))

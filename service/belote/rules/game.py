@@ -12,7 +12,7 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from . import announcements as ann
-from .actions import PLAYS, Action, Bid, Declare, Play
+from .actions import BIDS, PLAYS, Action, Bid, Declare, Play
 from .auction import PASS, Auction
 from .errors import IllegalAction
 from .options import Rules
@@ -130,6 +130,9 @@ class Game:
         self.results: list[DealResult] = []  # one per finished deal, redeals included
         self.winner: int | None = None
         self._enhanced = rules.announcements == "enhanced"
+        self._classic = rules.announcements == "classic"
+        self._play_rules = (PLAY_RULES[rules.play], rules.undertrump == "required",
+                            rules.belote_order == "king_first")
         self._reset_deal()
 
     def _reset_deal(self) -> None:
@@ -164,7 +167,7 @@ class Game:
     def auction_round(self) -> int | None:
         """During the auction: 1 (a suit call takes the turned suit) or 2 (a suit call names
         another suit); None otherwise (in CHOOSING_TRUMP a suit call chooses the trump)."""
-        if self.phase is not AUCTION:
+        if self.phase != AUCTION:
             return None
         return 1 if len(self.auction.calls) < 4 else 2
 
@@ -183,9 +186,9 @@ class Game:
     def to_act(self) -> int | None:
         """The seat to act, or None (waiting for a deck, or game over)."""
         phase = self.phase
-        if phase is PLAYING:
+        if phase == PLAYING:
             return self.play.turn
-        if phase is AUCTION or phase is CHOOSING_TRUMP:
+        if phase in (AUCTION, CHOOSING_TRUMP):
             return self.auction.turn
         return None
 
@@ -201,13 +204,18 @@ class Game:
         A suit ``Bid`` takes the turned suit in round 1, names another suit in round 2 (see
         ``auction_round``) and chooses the trump in ``CHOOSING_TRUMP``.
         """
-        turn = self.to_act()
-        if turn is None or (seat is not None and seat != turn):
+        if self.phase != PLAYING:
+            turn = self.to_act()
+            if turn is None or (seat is not None and seat != turn):
+                return []
+            return [BIDS[c] for c in self.auction.open_calls()]
+        play = self.play
+        turn = play.turn
+        if seat is not None and seat != turn:
             return []
-        if self.phase is not PLAYING:
-            return [Bid(c) for c in self.auction.legal_calls()]
-        m = self.play.legal_cards()
-        plays = PLAYS[0][m & 0xFF] + PLAYS[1][m >> 8 & 0xFF] + PLAYS[2][m >> 16 & 0xFF] + PLAYS[3][m >> 24]
+        m = play.legal_cards()
+        c, d, h, s = PLAYS
+        plays = [*c[m & 0xFF], *d[m >> 8 & 0xFF], *h[m >> 16 & 0xFF], *s[m >> 24]]
         if self._enhanced and self._may_declare(turn):
             return [Declare(a.kind, a.suit, a.rank) for a in self._enhanced_options(turn)] + plays
         return plays
@@ -223,9 +231,9 @@ class Game:
     # Dealing ------------------------------------------------------------------------------------
     def start_deal(self, deck) -> list:
         """Deal from a recorded deck order (top first)."""
-        if self.phase is not DEALING:
-            raise IllegalAction("DEAL_IN_PROGRESS" if self.phase is not OVER else "GAME_OVER",
-                                "the game is over" if self.phase is OVER else "a deal is in progress")
+        if self.phase != DEALING:
+            raise IllegalAction("DEAL_IN_PROGRESS" if self.phase != OVER else "GAME_OVER",
+                                "the game is over" if self.phase == OVER else "a deal is in progress")
         check_deck(deck)
         self._reset_deal()
         self.deck = list(deck)
@@ -244,10 +252,8 @@ class Game:
             self.dealt = complete_hands(self.deck, self.eldest, taker, self.dealt)
         self.taker, self.contract, self.forced = taker, contract, forced
         table = contract_table(self.rules.values, contract)
-        self.play = CardPlay(self.dealt, contract, taker, self.eldest, table,
-                             PLAY_RULES[self.rules.play], self.rules.undertrump == "required",
-                             self.rules.belote_order == "king_first")
-        if self.rules.announcements == "classic":
+        self.play = CardPlay(self.dealt, contract, taker, self.eldest, table, *self._play_rules)
+        if self._classic:
             self.classic = [ann.classic_announcements(h) for h in self.dealt]
             self.classic_team = ann.classic_scoring_team(self.classic, contract)
         self.phase = PLAYING
@@ -259,7 +265,7 @@ class Game:
         self._check(seat, action)
 
     def _check(self, seat: int, action: Action):
-        if self.phase is OVER:
+        if self.phase == OVER:
             raise IllegalAction("GAME_OVER", "the game is over")
         turn = self.to_act()
         if turn is None:
@@ -267,11 +273,11 @@ class Game:
         if seat != turn:
             raise IllegalAction("NOT_YOUR_TURN", f"it is seat {turn}'s turn, not seat {seat}'s")
         if isinstance(action, Bid):
-            if self.phase is PLAYING:
+            if self.phase == PLAYING:
                 raise IllegalAction("NOT_BIDDING", "the auction is over: play a card")
             self.auction.check_call(action.contract)
             return None
-        if self.phase is not PLAYING:
+        if self.phase != PLAYING:
             raise IllegalAction("BIDDING", "the auction is not over: bid or pass")
         if isinstance(action, Declare):
             if not self._enhanced:
@@ -311,7 +317,7 @@ class Game:
     def _call(self, call: int) -> list:
         auction = self.auction
         auction.call(call)
-        if auction.forced and self.phase is AUCTION:
+        if auction.forced and self.phase == AUCTION:
             # SPEC §2 forced_trump: the eldest receives the turned card plus 2, the others 3,
             # and *then* chooses: it sees its 8 cards while choosing.
             self.dealt = complete_hands(self.deck, self.eldest, self.eldest, self.dealt)
@@ -332,19 +338,18 @@ class Game:
         card of a log): a legal card is recognised on the legal-cards mask alone, and anything
         else goes through ``_check``, which raises naming the rule broken."""
         play = self.play
-        if (self.phase is not PLAYING or seat != play.turn or not 0 <= card < 32
+        if (self.phase != PLAYING or seat != play.turn or not 0 <= card < 32
                 or not (play.legal_cards() >> card) & 1):
             self._check(seat, Play(card))        # raises: not this seat's turn, or not legal
         calls = play.belote_calls
         calls_before, tricks_before = len(calls), play.trick_number
-        play.play(card)
-        if len(calls) == calls_before and play.trick_number == tricks_before:
+        if not play.play(card):
             return []                            # most cards: no belote call, the trick goes on
-        out: list = [BeloteCalled(*c) for c in calls[calls_before:]]
+        out: list = [BeloteCalled(*c) for c in calls[calls_before:]] if len(calls) > calls_before else []
         if play.trick_number != tricks_before:
             leader, cards, winner, points = play.tricks[-1]
             out.append(TrickWon(play.trick_number, winner, points, leader, cards))
-            if play.trick_number == 1 and self.rules.announcements == "classic":
+            if play.trick_number == 1 and self._classic:
                 shown = tuple((s, a) for s in range(4) for a in self.classic[s])
                 out.append(AnnouncementsRevealed(shown, self.classic_team))
             if play.trick_number == 8:
@@ -354,7 +359,7 @@ class Game:
     def scoring_announcements(self) -> tuple[int, int]:
         """Per team, the announcement points that score this deal (capot annoncé aside)."""
         points = [0, 0]
-        if self.rules.announcements == "classic" and self.classic_team >= 0:
+        if self._classic and self.classic_team >= 0:
             points[self.classic_team] = sum(a.points for s in range(self.classic_team, 4, 2)
                                             for a in self.classic[s])
         elif self._enhanced:
@@ -365,12 +370,14 @@ class Game:
 
     def _finish_deal(self) -> list:
         play = self.play
-        capot_team = next((s & 1 for s, a in enumerate(self.declared)
-                           if a is not None and a.kind == ann.CAPOT_ANNONCE), None)
+        capot_team = None
+        if self._enhanced:
+            capot_team = next((s & 1 for s, a in enumerate(self.declared)
+                               if a is not None and a.kind == ann.CAPOT_ANNONCE), None)
+        announced = self.scoring_announcements() if self._enhanced or self._classic else (0, 0)
         result = settle_deal(self.rules, play.table, self.taker, play.trick_points, play.tricks_won,
-                             play.belote_points, self.scoring_announcements(), self.reserve,
-                             capot_team, deal_number=self.deal_number, dealer=self.dealer,
-                             forced=self.forced)
+                             play.belote_points, announced, self.reserve, capot_team,
+                             deal_number=self.deal_number, dealer=self.dealer, forced=self.forced)
         self.results.append(result)
         self.reserve = result.reserve_waiting
         gained = result.deal_score

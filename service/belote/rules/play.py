@@ -55,7 +55,8 @@ class CardPlay:
     __slots__ = ("hands", "contract", "taker", "table", "trump_mask", "order", "points", "higher",
                  "beats", "rule", "undertrump_required", "leader", "turn", "trick", "best_card",
                  "best_seat", "led_mask", "trick_number", "trick_points", "tricks_won", "tricks",
-                 "belote_points", "belote_calls", "_belote_cards", "_belote_first", "_king_first")
+                 "belote_points", "belote_calls", "_belote_cards", "_belote_first", "_king_first",
+                 "_legal")
 
     def __init__(self, hands: list[int], contract: int, taker: int, leader: int,
                  table: ContractTable, rule: int = STANDARD, undertrump_required: bool = True,
@@ -85,6 +86,7 @@ class CardPlay:
         self._king_first = belote_king_first
         self._belote_first: dict[int, int] = {}
         self._belote_cards = belote_cards(self.hands, contract)
+        self._legal = -1                 # legal_cards() of the seat to play, once computed
 
     def copy(self) -> CardPlay:
         # One tuple assignment, not a loop of setattr: searches copy a deal per position tried.
@@ -93,13 +95,13 @@ class CardPlay:
          new.higher, new.beats, new.rule, new.undertrump_required, new.leader, new.turn, new.trick,
          new.best_card, new.best_seat, new.led_mask, new.trick_number, new.trick_points,
          new.tricks_won, new.tricks, new.belote_points, new.belote_calls, new._belote_cards,
-         new._belote_first, new._king_first) = (
+         new._belote_first, new._king_first, new._legal) = (
             self.hands[:], self.contract, self.taker, self.table, self.trump_mask, self.order,
             self.points, self.higher, self.beats, self.rule, self.undertrump_required, self.leader,
             self.turn, self.trick[:], self.best_card, self.best_seat, self.led_mask,
             self.trick_number, self.trick_points[:], self.tricks_won[:], self.tricks[:],
             self.belote_points[:], self.belote_calls[:], self._belote_cards,
-            dict(self._belote_first), self._king_first)
+            dict(self._belote_first), self._king_first, self._legal)
         return new
 
     @property
@@ -112,27 +114,36 @@ class CardPlay:
     # SPEC §4 -------------------------------------------------------------------------------
     def legal_cards(self) -> int:
         """Mask of the cards the seat to play may play."""
-        turn = self.turn
-        return legal_mask(self.hands[turn], self.led_mask, self.best_card,
-                          self.best_seat == turn ^ 2, self)
+        legal = self._legal
+        if legal < 0:       # kept until the next card: a caller checks what it was offered
+            turn = self.turn
+            legal = self._legal = legal_mask(self.hands[turn], self.led_mask, self.best_card,
+                                             self.best_seat == turn ^ 2, self)
+        return legal
 
-    def play(self, card: int) -> None:
-        """Play ``card`` for the seat to play (legality is the caller's business)."""
+    def play(self, card: int) -> bool:
+        """Play ``card`` for the seat to play (legality is the caller's business). True when it
+        called belote or rebelote or finished the trick."""
         seat = self.turn
         bit = 1 << card
         self.hands[seat] ^= bit
+        self._legal = -1
         trick = self.trick
         trick.append(card)
-        if len(trick) == 1:
+        n = len(trick)
+        if n == 1:
             self.best_card, self.best_seat, self.led_mask = card, seat, SUIT_MASK[card >> 3]
         elif self.beats[self.best_card] & bit:
             self.best_card, self.best_seat = card, seat
-        if bit & self._belote_cards:
-            self._call_belote(seat, card)
-        if len(trick) == 4:
+        if n == 4:
+            if bit & self._belote_cards:
+                self._call_belote(seat, card)
             self._finish_trick()
-        else:
-            self.turn = (seat + 1) & 3
+            return True
+        self.turn = (seat + 1) & 3
+        if bit & self._belote_cards:
+            return self._call_belote(seat, card)
+        return False
 
     def _finish_trick(self) -> None:
         p = self.points
@@ -150,19 +161,21 @@ class CardPlay:
         self.led_mask = 0
         self.leader = self.turn = winner
 
-    def _call_belote(self, seat: int, card: int) -> None:
-        """SPEC §5: the second of K+Q of trump from one hand scores 20 (K first if required)."""
+    def _call_belote(self, seat: int, card: int) -> bool:
+        """SPEC §5: the second of K+Q of trump from one hand scores 20 (K first if required).
+        True when belote or rebelote is called."""
         suit = card >> 3
         first = self._belote_first.get(suit)
         if first is None:
             if self._king_first and card & 7 == QUEEN:
                 self._belote_cards &= ~SUIT_MASK[suit]     # queen first: this belote is lost
-                return
+                return False
             self._belote_first[suit] = card
             self.belote_calls.append((seat, card, BELOTE))
         else:
             self.belote_points[seat & 1] += 20
             self.belote_calls.append((seat, card, REBELOTE))
+        return True
 
     # Explanations ----------------------------------------------------------------------------
     def check_card(self, card: int) -> None:
@@ -198,10 +211,10 @@ def belote_cards(hands: list[int], contract: int) -> int:
     """Mask of the K and Q of each trump suit held together by one seat (none in SA)."""
     if contract == NO_TRUMP:
         return 0
-    suits = range(4) if contract == ALL_TRUMP else (contract,)
     mask = 0
-    for suit in suits:
+    for suit in range(4) if contract == ALL_TRUMP else (contract,):
         pair = (1 << (suit * 8 + KING)) | (1 << (suit * 8 + QUEEN))
-        if any(h & pair == pair for h in hands):
-            mask |= pair
+        for h in hands:
+            if h & pair == pair:
+                mask |= pair
     return mask

@@ -8,7 +8,6 @@ apart, the deal's own score, and the reserve created, paid and still waiting. Pa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import NamedTuple
 
@@ -31,9 +30,9 @@ MADE, FAILED, CAPOT_MADE, CAPOT_AGAINST, LITIGE_RESERVE, LITIGE_DEDANS = (
     "made", "failed", "capot_made", "capot_against", "litige_reserve", "litige_dedans")
 
 
-@dataclass(frozen=True, slots=True)
-class DealResult:
-    """One finished deal: a scored one, or a redeal after everyone passed (``outcome`` None)."""
+class DealResult(NamedTuple):
+    """One finished deal: a scored one, or a redeal after everyone passed (``outcome`` None).
+    Immutable (a NamedTuple: one is built per deal, and random play builds many)."""
 
     deal_number: int
     dealer: int

@@ -25,10 +25,12 @@ def settle_deal(rules: Rules, table: ContractTable, taker: int, trick_points, tr
     """Score one played deal from its trick points, tricks, belote and scoring announcements
     (per team, the capot annoncé apart: ``capot_announced_team`` declared one)."""
     tt, dt = taker & 1, 1 - (taker & 1)
-    t = list(trick_points)
-    capot_team = 0 if tricks_won[0] == 8 else 1 if tricks_won[1] == 8 else None
-    if capot_team is not None:
-        t[capot_team], t[1 - capot_team] = table.capot_points, 0
+    if tricks_won[0] == 8:
+        capot_team, t = 0, [table.capot_points, 0]
+    elif tricks_won[1] == 8:
+        capot_team, t = 1, [0, table.capot_points]
+    else:
+        capot_team, t = None, [trick_points[0], trick_points[1]]
     ann = (announcements[0], announcements[1])
     bonus = [0, 0]
     if capot_announced_team is not None:
@@ -36,8 +38,11 @@ def settle_deal(rules: Rules, table: ContractTable, taker: int, trick_points, tr
         bonus[capot_announced_team if capot_team == capot_announced_team
               else 1 - capot_announced_team] = CAPOT_ANNOUNCED_BONUS
     scoring = [ann[0] + bonus[0], ann[1] + bonus[1]]
-    contract_points = tuple(t[i] + (belote[i] if rules.belote_in_contract else 0)
-                            + (scoring[i] if rules.announcements_in_contract else 0) for i in (0, 1))
+    contract_points = (t[0], t[1])
+    if rules.belote_in_contract:
+        contract_points = (contract_points[0] + belote[0], contract_points[1] + belote[1])
+    if rules.announcements_in_contract:
+        contract_points = (contract_points[0] + scoring[0], contract_points[1] + scoring[1])
 
     # SPEC §7: a capot by the defence is settled before the contract points are compared.
     if capot_team == dt or contract_points[tt] < contract_points[dt]:
@@ -99,12 +104,13 @@ def settle_deal(rules: Rules, table: ContractTable, taker: int, trick_points, tr
         paid, waiting = reserve_waiting, 0
 
     return DealResult(
-        deal_number=deal_number, dealer=dealer, outcome=outcome, taker=taker, contract=contract,
-        forced=forced, tricks_won=(tricks_won[0], tricks_won[1]), trick_points=(t[0], t[1]),
+        deal_number, dealer, outcome, taker, contract, forced,
+        tricks_won=(tricks_won[0], tricks_won[1]), trick_points=(t[0], t[1]),
         capot_team=capot_team, belote=(belote[0], belote[1]), announcements=ann,
         capot_announced_bonus=(bonus[0], bonus[1]), contract_points=contract_points,
-        multiplier=max(mult), score=score, reserve_created=reserve, reserve_paid=paid,
-        reserve_paid_to=paid_to, reserve_waiting=waiting)
+        multiplier=mult[0] if mult[0] > mult[1] else mult[1], score=score,
+        reserve_created=reserve, reserve_paid=paid, reserve_paid_to=paid_to,
+        reserve_waiting=waiting)
 
 
 def score_deal(rules: Rules, table: ContractTable, taker: int, trick_points, tricks_won, belote,
