@@ -56,7 +56,7 @@ class CardPlay:
                  "beats", "rule", "undertrump_required", "leader", "turn", "trick", "best_card",
                  "best_seat", "led_mask", "trick_number", "trick_points", "tricks_won", "tricks",
                  "belote_points", "belote_calls", "_belote_cards", "_belote_first", "_king_first",
-                 "_legal")
+                 "legal")
 
     def __init__(self, hands: list[int], contract: int, taker: int, leader: int,
                  table: ContractTable, rule: int = STANDARD, undertrump_required: bool = True,
@@ -86,7 +86,7 @@ class CardPlay:
         self._king_first = belote_king_first
         self._belote_first: dict[int, int] = {}
         self._belote_cards = belote_cards(self.hands, contract)
-        self._legal = -1                 # legal_cards() of the seat to play, once computed
+        self.legal = self.hands[leader]  # the mask of legal_cards(), kept current by play()
 
     def copy(self) -> CardPlay:
         # One tuple assignment, not a loop of setattr: searches copy a deal per position tried.
@@ -95,13 +95,13 @@ class CardPlay:
          new.higher, new.beats, new.rule, new.undertrump_required, new.leader, new.turn, new.trick,
          new.best_card, new.best_seat, new.led_mask, new.trick_number, new.trick_points,
          new.tricks_won, new.tricks, new.belote_points, new.belote_calls, new._belote_cards,
-         new._belote_first, new._king_first, new._legal) = (
+         new._belote_first, new._king_first, new.legal) = (
             self.hands[:], self.contract, self.taker, self.table, self.trump_mask, self.order,
             self.points, self.higher, self.beats, self.rule, self.undertrump_required, self.leader,
             self.turn, self.trick[:], self.best_card, self.best_seat, self.led_mask,
             self.trick_number, self.trick_points[:], self.tricks_won[:], self.tricks[:],
             self.belote_points[:], self.belote_calls[:], self._belote_cards,
-            dict(self._belote_first), self._king_first, self._legal)
+            dict(self._belote_first), self._king_first, self.legal)
         return new
 
     @property
@@ -113,21 +113,17 @@ class CardPlay:
 
     # SPEC §4 -------------------------------------------------------------------------------
     def legal_cards(self) -> int:
-        """Mask of the cards the seat to play may play."""
-        legal = self._legal
-        if legal < 0:       # kept until the next card: a caller checks what it was offered
-            turn = self.turn
-            legal = self._legal = legal_mask(self.hands[turn], self.led_mask, self.best_card,
-                                             self.best_seat == turn ^ 2, self)
-        return legal
+        """Mask of the cards the seat to play may play (``legal``, computed as each card is
+        played: every caller asks for it, and Game.apply checks the card against it)."""
+        return self.legal
 
     def play(self, card: int) -> bool:
         """Play ``card`` for the seat to play (legality is the caller's business). True when it
         called belote or rebelote or finished the trick."""
         seat = self.turn
         bit = 1 << card
-        self.hands[seat] ^= bit
-        self._legal = -1
+        hands = self.hands
+        hands[seat] ^= bit
         trick = self.trick
         trick.append(card)
         n = len(trick)
@@ -139,8 +135,11 @@ class CardPlay:
             if bit & self._belote_cards:
                 self._call_belote(seat, card)
             self._finish_trick()
+            self.legal = hands[self.turn]                 # the winner leads: any card
             return True
-        self.turn = (seat + 1) & 3
+        self.turn = nxt = (seat + 1) & 3
+        self.legal = legal_mask(hands[nxt], self.led_mask, self.best_card,
+                                self.best_seat == nxt ^ 2, self)
         if bit & self._belote_cards:
             return self._call_belote(seat, card)
         return False
