@@ -271,10 +271,11 @@ def test_enhanced_announcements_are_never_reserved():
     assert (result.score, result.deal_score, result.multiplier) == ((387, 150), (387, 150), 3)
     assert (result.reserve_created, result.reserve_waiting, game.reserve) == (387, 387, 387)
     assert game.totals == [387, 150]
-    # The +250 of a failed capot annoncé is the opponents' at once too.
-    s = score("enhanced", ENH, (82, 82), capot_announced=0, litige="reserve")
+    # The +250 the taker's team wins from the defence's failed capot annoncé is scored at once
+    # too (the old code reserved it: reserve 332).
+    s = score("enhanced", ENH, (82, 82), capot_announced=1, litige="reserve")
     assert (s.outcome, s.announcements, s.deal_score, s.reserve_created) == (
-        "litige_reserve", (0, 250), (0, 332), 82)
+        "litige_reserve", (250, 0), (250, 82), 82)
 
 
 # Kamikaze + enhanced announcements, dealer 0: seat 1 takes TA with five hearts (a couleur).
