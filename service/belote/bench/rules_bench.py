@@ -20,10 +20,9 @@ def random_deck(rand) -> list[int]:
     return sorted(range(32), key=lambda _: rand())
 
 
-def random_deals(preset: str = "classic", seconds: float = 3.0, seed: int = 1) -> float:
-    """Complete deals per second on the deal state (``CardPlay``): shuffle, auction, 32 cards
-    with legal-move generation, scoring, every action drawn uniformly from the legal ones
-    (redeals are shuffled again, not counted)."""
+def deals_per_cpu_second(deal, preset: str, seconds: float, seed: int) -> float:
+    """Complete deals per CPU second, ``deal(game, rand)`` playing each (it returns False for a
+    redeal: those are shuffled again, not counted)."""
     rules = rules_for(preset, {"target": 10**5})
     rand = random.Random(seed).random
     game = Game(rules)
@@ -33,52 +32,54 @@ def random_deals(preset: str = "classic", seconds: float = 3.0, seed: int = 1) -
     while True:
         if game.phase == OVER:
             game = Game(rules)
-        game.start_deal(random_deck(rand))
-        while game.phase != PLAYING:
-            if game.phase == DEALING:
-                game.start_deal(random_deck(rand))
-                continue
-            calls = game.legal_actions()
-            game.apply(game.to_act(), calls[int(rand() * len(calls))])
-        play = game.play
-        legal_cards, play_card = play.legal_cards, play.play
-        for _ in range(32):
-            legal = legal_cards()
-            k = int(rand() * legal.bit_count())
-            while k:
-                legal &= legal - 1
-                k -= 1
-            play_card((legal & -legal).bit_length() - 1)
-        game._finish_deal()
-        deals += 1
-        if deals % 256 == 0 and time.process_time() > deadline:
-            break
+        if deal(game, rand):
+            deals += 1
+            if deals % 256 == 0 and time.process_time() > deadline:
+                break
     return deals / (time.process_time() - start)
+
+
+def on_the_deal_state(game: Game, rand) -> bool:
+    """Shuffle, bid, then 32 cards on ``CardPlay`` (legal_cards, play), and the deal's score."""
+    game.start_deal(random_deck(rand))
+    while game.phase != PLAYING:
+        if game.phase == DEALING:
+            game.start_deal(random_deck(rand))
+            continue
+        calls = game.legal_actions()
+        game.apply(game.to_act(), calls[int(rand() * len(calls))])
+    play = game.play
+    legal_cards, play_card = play.legal_cards, play.play
+    for _ in range(32):
+        legal = legal_cards()
+        k = int(rand() * legal.bit_count())
+        while k:
+            legal &= legal - 1
+            k -= 1
+        play_card((legal & -legal).bit_length() - 1)
+    game._finish_deal()
+    return True
+
+
+def through_the_game(game: Game, rand) -> bool:
+    """Shuffle, then every action through the public Game API: legal_actions and apply."""
+    game.start_deal(random_deck(rand))
+    while (seat := game.to_act()) is not None:
+        actions = game.legal_actions()
+        game.apply(seat, actions[int(rand() * len(actions))])
+    return not game.last_result.redeal
+
+
+def random_deals(preset: str = "classic", seconds: float = 3.0, seed: int = 1) -> float:
+    """Complete deals per second on the deal state (``CardPlay``): shuffle, auction, 32 cards
+    with legal-move generation, scoring, every action drawn uniformly from the legal ones."""
+    return deals_per_cpu_second(on_the_deal_state, preset, seconds, seed)
 
 
 def game_random_deals(preset: str = "classic", seconds: float = 3.0, seed: int = 1) -> float:
     """Complete deals per second through the public ``Game`` API only: ``legal_actions``,
-    ``apply`` and the deal's result, every action drawn uniformly from the legal ones
-    (redeals are shuffled again, not counted)."""
-    rules = rules_for(preset, {"target": 10**5})
-    rand = random.Random(seed).random
-    game = Game(rules)
-    deals = 0
-    start = time.process_time()
-    deadline = start + seconds
-    while True:
-        if game.phase == OVER:
-            game = Game(rules)
-        game.start_deal(random_deck(rand))
-        while (seat := game.to_act()) is not None:
-            actions = game.legal_actions()
-            game.apply(seat, actions[int(rand() * len(actions))])
-        if game.phase == DEALING and game.last_result.redeal:
-            continue
-        deals += 1
-        if deals % 256 == 0 and time.process_time() > deadline:
-            break
-    return deals / (time.process_time() - start)
+    ``apply`` and the deal's result, every action drawn uniformly from the legal ones."""
+    return deals_per_cpu_second(through_the_game, preset, seconds, seed)
 
 
 def legal_cards_rate(seconds: float = 2.0, seed: int = 2) -> float:
