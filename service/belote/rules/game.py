@@ -306,6 +306,10 @@ class Game:
         """Take ``action`` for ``seat`` (checked first); return what happened."""
         if type(action) is Play:                 # the most common action: see play_card
             return self.play_card(seat, action.card)
+        auction = self.auction
+        if (type(action) is Bid and self.phase == AUCTION and seat == auction.turn
+                and action.contract in auction.open_calls()):
+            return self._call(action.contract)   # a legal call (anything else: _check says why)
         declared = self._check(seat, action)     # raises for anything but a Bid, a Declare or a Play
         if isinstance(action, Bid):
             return self._call(action.contract)
