@@ -13,9 +13,20 @@ GENERATED := $(patsubst $(PROTO_DIR)/%.proto,service/%_pb2.py,$(PROTOS))
 # Build stamps live in the venv: removing .venv/ starts everything afresh.
 DEPS_STAMP := $(VENV)/.deps-installed
 
-.PHONY: install proto tools run test bench lint clean
+.PHONY: install install-unlocked proto tools run test bench lint clean
 
-install: $(DEPS_STAMP) $(GENERATED)
+# `make run` and `make test` started together on a fresh clone would both build .venv/ (and one
+# fail halfway through pip): the build runs under a lock, and whoever waited for it finds the
+# stamps fresh and does nothing. flock comes with util-linux; without it, no lock.
+INSTALL_LOCK := $(VENV)/.install.lock
+FLOCK := $(if $(shell command -v flock 2>/dev/null),flock $(INSTALL_LOCK),)
+
+install:
+	@mkdir -p $(VENV)
+	@$(FLOCK) $(MAKE) --no-print-directory install-unlocked
+
+install-unlocked: $(DEPS_STAMP) $(GENERATED)
+	@:
 
 # Re-run when pyproject.toml changes.
 $(DEPS_STAMP): pyproject.toml

@@ -26,15 +26,43 @@ def _env(name: str, default: str | None = None) -> str | None:
 
 # ---------------------------------------------------------------------------------------- serve
 
+class SecretFileError(Exception):
+    pass
+
+
+def reviewer_token(args: argparse.Namespace) -> str | None:
+    """The reviewer token: from --reviewer-token-file (a secret on the command line shows in
+    `ps`), else --reviewer-token; both at once is a mistake."""
+    if not args.reviewer_token_file:
+        return args.reviewer_token
+    if args.reviewer_token:
+        raise SecretFileError("give --reviewer-token or --reviewer-token-file (env "
+                              "BELOTE_REVIEWER_TOKEN or BELOTE_REVIEWER_TOKEN_FILE), not both")
+    try:
+        with open(args.reviewer_token_file, encoding="utf-8") as source:
+            token = source.read().strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SecretFileError(f"cannot read the reviewer token file "
+                              f"{args.reviewer_token_file}: {exc}") from None
+    if not token:
+        raise SecretFileError(f"the reviewer token file {args.reviewer_token_file} is empty")
+    return token
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from belote.api.server import BindError, serve
+    from belote.app.server_key import KeyError_
     from belote.store import StoreError
 
+    if args.tables_per_minute < 0:
+        print("belote serve: --tables-per-minute: 0 (no quota) or more", file=sys.stderr)
+        return 2
     try:
-        return asyncio.run(serve(args.listen, args.store, args.reviewer_token, grace=args.grace,
-                                 disconnect_grace=args.disconnect_grace,
+        return asyncio.run(serve(args.listen, args.store, reviewer_token(args), grace=args.grace,
+                                 disconnect_grace=args.disconnect_grace, key_file=args.key_file,
+                                 tables_per_minute=args.tables_per_minute,
                                  metrics_listen=args.metrics_listen or None))
-    except (BindError, StoreError) as exc:
+    except (BindError, StoreError, KeyError_, SecretFileError) as exc:
         print(f"belote serve: {exc}", file=sys.stderr)
         return 2
 
@@ -110,9 +138,26 @@ async def _demo(target: str | None, preset: str, options: dict[str, str]) -> tup
             await running.stop(grace=1.0)
 
 
+def _embedded_server_logging(args: argparse.Namespace):
+    """The demo's own lines go to stdout; the log lines of the server it runs in this process
+    stay out of them: all of them in --server-log FILE (returned, to be closed), else only its
+    warnings and errors, on stderr."""
+    fmt = args.log_format or "console"
+    if not args.server_log:
+        configure_logging("warning", fmt, sys.stderr)
+        return None
+    try:
+        log_file = open(args.server_log, "a", encoding="utf-8")  # noqa: SIM115 (closed by the caller)
+    except OSError as exc:
+        raise SystemExit(f"belote demo: cannot write the server log: {exc}") from None
+    configure_logging(args.log_level, fmt, log_file)
+    return log_file
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     import grpc
 
+    log_file = None if args.target else _embedded_server_logging(args)
     try:
         table_id, totals = asyncio.run(_demo(args.target, args.preset, _parse_options(args.option)))
     except grpc.aio.AioRpcError as err:
@@ -121,6 +166,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     except DemoInterrupted as exc:
         print(f"belote demo: {exc}", file=sys.stderr)
         return 1
+    finally:
+        if log_file:
+            log_file.close()
     print(f"table: {table_id}")
     print(f"score: {totals[0]} - {totals[1]}")
     return 0
@@ -179,10 +227,13 @@ def cmd_health(args: argparse.Namespace) -> int:
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+    from belote.api.server import LIVENESS
+
+    service = LIVENESS if args.live else args.service
     with grpc.insecure_channel(args.target) as channel:
         try:
             reply = health_pb2_grpc.HealthStub(channel).Check(
-                health_pb2.HealthCheckRequest(service=args.service), timeout=args.timeout)
+                health_pb2.HealthCheckRequest(service=service), timeout=args.timeout)
         except grpc.RpcError as err:
             print(f"{args.target}: {err.code().name}: {err.details()}", file=sys.stderr)
             return 1
@@ -212,7 +263,15 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"event store URL (env BELOTE_STORE; default {DEFAULT_STORE})")
     serve.add_argument("--reviewer-token", default=_env("BELOTE_REVIEWER_TOKEN"),
                        help="token allowed to call ExportLog (env BELOTE_REVIEWER_TOKEN; "
-                            "default: none, export disabled)")
+                            "default: none, export disabled); prefer --reviewer-token-file")
+    serve.add_argument("--reviewer-token-file", default=_env("BELOTE_REVIEWER_TOKEN_FILE"),
+                       help="file holding the reviewer token, kept off the command line (env "
+                            "BELOTE_REVIEWER_TOKEN_FILE)")
+    serve.add_argument("--key-file", default=_env("BELOTE_KEY_FILE"),
+                       help="file holding the server's key (32+ bytes or their hex), which tokens "
+                            "and signatures derive from; the same on every replica (env "
+                            "BELOTE_KEY_FILE; default for a SQLite store: "
+                            "~/.local/state/belote/server.key, made on first start)")
     serve.add_argument("--metrics-listen",
                        default=os.environ.get("BELOTE_METRICS_LISTEN", DEFAULT_METRICS_LISTEN),
                        help="HOST:PORT for Prometheus metrics at /metrics, empty for none "
@@ -224,6 +283,11 @@ def build_parser() -> argparse.ArgumentParser:
                        default=float(_env("BELOTE_DISCONNECT_GRACE", "60")),
                        help="seconds a seated player's watch stream may stay gone before a bot "
                             "takes the seat (env BELOTE_DISCONNECT_GRACE; default 60)")
+    serve.add_argument("--tables-per-minute", type=int,
+                       default=int(_env("BELOTE_TABLES_PER_MINUTE", "30")),
+                       help="CreateTable calls one caller (a guest's address, or a registered "
+                            "player) may make per minute, 0 for no quota (env "
+                            "BELOTE_TABLES_PER_MINUTE; default 30)")
     serve.set_defaults(run=cmd_serve)
 
     demo = commands.add_parser("demo", help="play a game of four bots and print its score")
@@ -233,22 +297,35 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--preset", default="classic", help="rule preset (default classic)")
     demo.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                       help="override a rule option, e.g. --option target=501 (repeatable)")
+    demo.add_argument("--server-log", default=_env("BELOTE_DEMO_SERVER_LOG"), metavar="FILE",
+                      help="append the log of the server the demo runs itself to FILE, at "
+                           "--log-level (env BELOTE_DEMO_SERVER_LOG; default: only its warnings "
+                           "and errors, on stderr)")
     demo.set_defaults(run=cmd_demo)
 
     presets = commands.add_parser("presets", help="list the rule presets and their options")
     presets.set_defaults(run=cmd_presets)
 
-    health = commands.add_parser("health", help="check a server's health (exit 0 if SERVING)")
+    health = commands.add_parser("health", help="check a server's readiness or liveness "
+                                                 "(exit 0 if SERVING)")
     health.add_argument("--target", default=_env("BELOTE_TARGET", DEFAULT_LISTEN),
                         help=f"HOST:PORT of the server (env BELOTE_TARGET; default {DEFAULT_LISTEN})")
-    health.add_argument("--service", default="",
-                        help="service to check (default: the whole server)")
+    asked = health.add_mutually_exclusive_group()
+    asked.add_argument("--live", action="store_true",
+                       help="liveness: is the process working (SERVING while its store is "
+                            "down too); for probes that restart it")
+    asked.add_argument("--ready", action="store_true",
+                       help="readiness (the default): can it serve games, its store answering")
+    asked.add_argument("--service", default="",
+                       help="service name to check (default \"\": the whole server, readiness)")
     health.add_argument("--timeout", type=float, default=5.0, help="seconds (default 5)")
     health.set_defaults(run=cmd_health)
 
+    from belote.fuzz import add_commands as add_fuzz
     from belote.load.report import add_commands as add_load
     from belote.review.cli import add_commands as add_review
     add_load(commands, _env)
+    add_fuzz(commands, _env)
     add_review(commands)
     # Listed here for --help; main() hands its arguments to the bots' own parser.
     commands.add_parser("bots-match", add_help=False,

@@ -1,4 +1,5 @@
-"""Metrics and logs: every Prometheus metric the service exposes, and the structlog set-up.
+"""Metrics and logs: every Prometheus metric the service exposes, the HTTP endpoint that serves
+them, and the structlog set-up.
 
 No label holds a table id, a player or anything unbounded: only RPC names, status codes, event
 types and bot levels.
@@ -7,10 +8,20 @@ types and bot levels.
 from __future__ import annotations
 
 import logging
+import socket
 import sys
+import threading
+from socketserver import ThreadingMixIn
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import structlog
-from prometheus_client import Counter, Gauge, Histogram
+from prometheus_client import Counter, Gauge, Histogram, disable_created_metrics, make_wsgi_app
+
+# No `<name>_created` series beside every counter and histogram: a timestamp per label set that
+# no rule or dashboard reads.
+disable_created_metrics()
+
+METRICS_PATH = "/metrics"
 
 RPC_LABELS = ("grpc_type", "grpc_service", "grpc_method")
 
@@ -47,6 +58,38 @@ METRIC_NAMES = (
     "belote_append_conflicts_total", "belote_bot_decision_seconds", "belote_fold_seconds",
     "belote_store_up",
 )
+
+
+def metrics_only():
+    """A WSGI app: the metrics at /metrics, 404 everywhere else (prometheus-client's own app
+    answers every path with the metrics page, so / or /healthz would look like a health check)."""
+    metrics_app = make_wsgi_app()
+
+    def app(environ, start_response):
+        if environ.get("PATH_INFO") == METRICS_PATH:
+            return metrics_app(environ, start_response)
+        start_response("404 Not Found", [("Content-Type", "text/plain; charset=utf-8")])
+        return [f"not found: the metrics are at {METRICS_PATH}\n".encode()]
+
+    return app
+
+
+class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format, *args):  # one line on stderr per scrape otherwise
+        pass
+
+
+def start_metrics_server(host: str, port: int) -> tuple[WSGIServer, int]:
+    """Serve `metrics_only()` on host:port (0: any free port) in a daemon thread: (server, port)."""
+    family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    server_class = type("MetricsServer", (_ThreadingWSGIServer,), {"address_family": family})
+    httpd = make_server(host, port, metrics_only(), server_class, handler_class=_QuietHandler)
+    threading.Thread(target=httpd.serve_forever, name="metrics", daemon=True).start()
+    return httpd, httpd.server_port
 
 
 def configure_logging(level: str = "info", fmt: str = "console", stream=None) -> None:

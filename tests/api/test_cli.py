@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
+import uuid
 
 import grpc
 import pytest
@@ -49,6 +51,21 @@ def test_demo_runs_its_own_server():
     assert run.returncode == 0, run.stderr
     _, a, b = _score_lines(run.stdout)
     assert max(a, b) >= 150
+    # The server it runs in this process logs nothing on the terminal below a warning (its
+    # lines interleaved with the demo's before).
+    assert run.stderr == ""
+
+
+def test_demo_writes_its_servers_log_to_a_file(tmp_path):
+    log = tmp_path / "server.log"
+    run = belote("--log-format", "json", "demo", "--option", "target=150",
+                 "--server-log", str(log))
+    assert (run.returncode, run.stderr) == (0, "")
+    table_id, a, b = _score_lines(run.stdout)
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [line["seat"] for line in lines if line["event"] == "bot seated"] == [0, 1, 2, 3]
+    ended = [line for line in lines if line["event"] == "game ended"]
+    assert [(e["table_id"], e["totals"]) for e in ended] == [(table_id, [a, b])]
 
 
 async def test_demo_against_a_server(server):
@@ -85,6 +102,12 @@ def test_serve_refuses_a_bad_store_url():
     assert "unsupported store URL" in run.stderr and "Traceback" not in run.stderr
 
 
+def test_serve_refuses_a_negative_table_quota():
+    run = belote("serve", "--listen", "127.0.0.1:0", "--tables-per-minute", "-1")
+    assert run.returncode == 2
+    assert run.stderr == "belote serve: --tables-per-minute: 0 (no quota) or more\n"
+
+
 def test_serve_refuses_a_busy_port(server, tmp_path):
     run = belote("serve", "--listen", server.address, "--store", f"sqlite:///{tmp_path}/b.db")
     assert run.returncode == 2
@@ -104,3 +127,28 @@ def test_load_plays_tables_of_thinking_players_and_reports(server_factory):
     assert re.fullmatch(r"act latency: p50 [\d.]+ ms, p99 [\d.]+ ms \(\d+ acts\)", lines[2])
     assert lines[4] == "errors: 0"
     assert re.fullmatch(r"server: cpu \d+% of a core, rss \d+ KB", lines[5])
+
+
+async def test_serve_takes_the_reviewer_token_from_a_file_kept_off_the_command_line(
+        server_factory, tmp_path):
+    token_file = tmp_path / "reviewer.token"
+    token_file.write_text("reviewer-from-a-file-0123456789\n")
+    proc = server_factory(reviewer_token=None, extra_args=("--reviewer-token-file", str(token_file)))
+    assert not any("reviewer-from-a-file" in arg for arg in proc.proc.args)   # what `ps` shows
+    async with grpc.aio.insecure_channel(proc.address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        created = await stub.CreateTable(pb.CreateTableRequest(request_id=str(uuid.uuid4())))
+        export = stub.ExportLog(pb.ExportLogRequest(table_id=created.table_id),
+                                metadata=(("authorization", "Bearer reviewer-from-a-file-0123456789"),))
+        assert [e.type async for e in export] == ["table_created"]
+
+
+def test_serve_refuses_a_missing_or_empty_reviewer_token_file_or_both_flags(tmp_path):
+    empty = tmp_path / "empty"
+    empty.write_text("\n")
+    for args, said in (((str(tmp_path / "absent"),), "cannot read the reviewer token file"),
+                       ((str(empty),), "is empty"),
+                       ((str(empty), "--reviewer-token", "t"), "not both")):
+        run = belote("serve", "--listen", "127.0.0.1:0", "--metrics-listen", "",
+                     "--store", f"sqlite:///{tmp_path}/x.db", "--reviewer-token-file", *args)
+        assert run.returncode == 2 and said in run.stderr, run.stderr

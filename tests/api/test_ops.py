@@ -5,17 +5,25 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
+import re
+import subprocess
+import time
+import urllib.error
 import urllib.request
 
 import grpc
 import pytest
+from belote.api.server import LIVENESS, start
+from belote.app.tables import TableApp
+from belote.store import SqliteEventStore, StoreUnavailable
 from belote.v1 import cards_pb2, table_service_pb2_grpc
 from belote.v1 import table_service_pb2 as pb
 from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-from players import REVIEWER_TOKEN, bearer, new_table, rpc_error, watch
+from players import REVIEWER_TOKEN, bearer, new_table, rid, rpc_error, watch
 from prometheus_client.parser import text_string_to_metric_families
+from servers import BELOTE
 
 pytestmark = pytest.mark.timeout(60)
 PASS = cards_pb2.Action(bid=cards_pb2.Bid(is_pass=True))
@@ -29,6 +37,57 @@ async def test_health_is_serving(server):
             assert reply.status == health_pb2.HealthCheckResponse.SERVING
         err = await rpc_error(health.Check(health_pb2.HealthCheckRequest(service="nope.Service")))
         assert err.code() == grpc.StatusCode.NOT_FOUND
+
+
+async def test_liveness_stays_serving_while_the_store_is_unreachable(tmp_path):
+    # A database outage makes the server unready (no calls for it), not dead: a liveness probe
+    # that followed the store would restart every replica at once, for nothing.
+    store = SqliteEventStore(str(tmp_path / "belote.db"))
+    app = TableApp(store, await store.server_secret())
+    running = await start("127.0.0.1:0", app, store_check_s=0.05)
+    try:
+        async with grpc.aio.insecure_channel(running.address) as channel:
+            health = health_pb2_grpc.HealthStub(channel)
+            assert await _statuses(health) == ["SERVING"] * 3
+
+            async def unreachable():
+                raise StoreUnavailable("the database does not answer")
+
+            store.ping = unreachable
+            assert await _statuses_become(health, ["SERVING", "NOT_SERVING", "NOT_SERVING"])
+            live, ready = await asyncio.gather(
+                asyncio.to_thread(_belote, "health", "--target", running.address, "--live"),
+                asyncio.to_thread(_belote, "health", "--target", running.address, "--ready"))
+            assert (live.returncode, live.stdout.strip()) == (0, f"{running.address}: SERVING")
+            assert (ready.returncode, ready.stdout.strip()) == (
+                1, f"{running.address}: NOT_SERVING")
+
+            del store.ping  # the store answers again: ready again
+            assert await _statuses_become(health, ["SERVING"] * 3)
+    finally:
+        await running.stop(0)
+
+
+HEALTH_ASKED = (LIVENESS, "", "belote.v1.TableService")
+
+
+async def _statuses(health) -> list[str]:
+    replies = [await health.Check(health_pb2.HealthCheckRequest(service=name))
+               for name in HEALTH_ASKED]
+    return [health_pb2.HealthCheckResponse.ServingStatus.Name(r.status) for r in replies]
+
+
+async def _statuses_become(health, wanted: list[str], within_s: float = 10) -> bool:
+    deadline = time.monotonic() + within_s
+    while (seen := await _statuses(health)) != wanted:
+        assert time.monotonic() < deadline, seen
+        await asyncio.sleep(0.05)
+    return True
+
+
+def _belote(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*BELOTE, *args], capture_output=True, text=True, timeout=30,
+                          stdin=subprocess.DEVNULL, check=False)
 
 
 async def test_reflection_lists_the_service(server):
@@ -53,7 +112,7 @@ async def test_tokens_stay_out_of_logs_and_exports(server_factory):
                                 private=True, password="hunter2-password")
         # A few refusals too: error paths are where secrets slip into logs.
         for token in (*table.tokens.values(), table.host_token, "made-up-token"):
-            await rpc_error(stub.Act(pb.ActRequest(table_id="no-such-table", request_id="x"),
+            await rpc_error(stub.Act(pb.ActRequest(table_id="no-such-table", request_id=rid()),
                                      metadata=bearer(token)))
         await table.play(random.Random("secrets"))
 
@@ -125,3 +184,21 @@ def _scrape(url: str) -> list:
     with urllib.request.urlopen(url, timeout=5) as reply:
         text = reply.read().decode()
     return [s for family in text_string_to_metric_families(text) for s in family.samples]
+
+
+def test_metrics_port_serves_only_metrics_and_no_created_series(server):
+    # Only /metrics: a probe or a person pointed at / or /healthz must not take the metrics page
+    # for a health answer.
+    base = server.metrics_url.removesuffix("/metrics")
+    for path in ("/", "/healthz", "/metrics/", "/favicon.ico"):
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            urllib.request.urlopen(base + path, timeout=5)
+        assert caught.value.code == 404, path
+    with urllib.request.urlopen(server.metrics_url, timeout=5) as reply:
+        assert reply.status == 200
+        text = reply.read().decode()
+    names = {s.name for family in text_string_to_metric_families(text) for s in family.samples}
+    assert {"grpc_server_started_total", "belote_store_up"} <= names
+    # prometheus-client's `_created` twin of every counter and histogram is switched off.
+    assert not [name for name in names if name.endswith("_created")]
+    assert not re.search(r"^\w+_created\b", text, re.MULTILINE)

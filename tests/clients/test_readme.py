@@ -39,15 +39,20 @@ def test_the_grpcurl_walk_through(server, tmp_path):
                          capture_output=True, text=True, timeout=60, check=False)
     out, err = run.stdout, run.stderr
     assert run.returncode == 0, out + err
+    # The answers live in shell variables: nothing is left in the directory it ran in (a
+    # repository root, pasted as written).
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
     # Reflection lists the service; describe shows the oneof of an Action.
     assert "belote.v1.TableService" in out and "oneof action" in out
-    # Steps 1 and 2: the answers were saved and read.
-    created = json.loads((tmp_path / "created.json").read_text())
-    joined = json.loads((tmp_path / "joined.json").read_text())
+    # Steps 1 and 2: the answers were shown and read.
+    created, joined = _json_objects(out, ("host_token", "seat_token"))
     assert created["table_id"] and created["host_token"] and joined["seat_token"]
+    assert created["table_id"] == joined["seat_token"].split(".")[0]
     assert '{"seat":1}' in out and '{"seat":3}' in out
-    # Step 4: refused, with the rule in the message.
+    # Step 4: refused, with the rule in the message. Step 6: -max-time ends the stream, with
+    # the error the README says to expect.
     assert "Code: FailedPrecondition" in err and "refused (exit" in out
+    assert "Code: DeadlineExceeded" in err
     # Step 5 played actions; step 6 printed the events and the final score.
     assert '{"bid":' in out and '{"card":' in out
     events = [json.loads(line) for line in out.splitlines() if line.startswith('{"sequence"')]
@@ -55,6 +60,21 @@ def test_the_grpcurl_walk_through(server, tmp_path):
     assert "game_ended" in events[-1]
     totals = json.loads(out.strip().splitlines()[-1])
     assert totals == events[-1]["game_ended"]["totals"] and max(totals) >= 1
+
+
+def _json_objects(out: str, keys: tuple[str, ...]) -> list[dict]:
+    """The first JSON object of `out` (as grpcurl prints them, indented) holding each key."""
+    decoder, found = json.JSONDecoder(), {}
+    for match in re.finditer(r"^\{", out, re.MULTILINE):
+        try:
+            obj, _ = decoder.raw_decode(out, match.start())
+        except json.JSONDecodeError:
+            continue
+        for key in keys:
+            if isinstance(obj, dict) and key in obj:
+                found.setdefault(key, obj)
+    assert set(found) == set(keys), f"no answer with {set(keys) - set(found)} in:\n{out}"
+    return [found[key] for key in keys]
 
 
 def test_the_python_walk_through(server, tmp_path):

@@ -109,6 +109,10 @@ def test_log_lines():
     ended = ev.GameEnded(winning_team=1, totals=[900, 1010])
     assert line(game_ended=ended) == "Game over: they win, us 900 · them 1010"
     assert line(deck_revealed=ev.DeckRevealed(deal_number=2)) is None
+    # A spectator's message is told as a spectator's whatever its name and seat field.
+    said = ev.ChatPosted(seat=0, display_name="Alice", text="I have the jack", spectator=True)
+    assert line(chat_posted=said) == "» Alice (spectator): I have the jack"
+    assert line(chat_posted=ev.ChatPosted(seat=2, display_name="Bob", text="hi")) == "» Bob (North): hi"
 
 
 def test_the_last_trick_is_kept_from_the_events():

@@ -140,6 +140,7 @@ def test_image_command_lines_parse():
     argv = exec_form(healthcheck.split(" CMD ", 1)[1])
     args = _parse(argv[1:])
     assert args.command == "health" and args.target == f"127.0.0.1:{GRPC_PORT}"
+    assert args.live, "a container is restarted on liveness, which does not follow the store"
 
 
 def test_kubernetes_and_compose_serve_with_the_configured_listen(monkeypatch):

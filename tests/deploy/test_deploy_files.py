@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from belote.api.server import LIVENESS, READINESS_NAMES
 from deploy_helpers import (
     DEPLOY,
     GRAFANA,
@@ -106,7 +107,7 @@ def test_dockerfile_healthcheck_exposes_entrypoint_and_cmd():
     command = healthchecks[0].split(" CMD ", 1)
     assert len(command) == 2, "HEALTHCHECK [options] CMD [...]"
     argv = exec_form(command[1])
-    assert argv[:2] == ["belote", "health"]
+    assert argv[:2] == ["belote", "health"] and "--live" in argv
     assert argv[argv.index("--target") + 1] == f"127.0.0.1:{GRPC_PORT}"
 
     exposed = {int(p.split("/")[0]) for e in _all("EXPOSE") for p in e.split()}
@@ -246,8 +247,12 @@ def test_deployment_probes_resources_and_shutdown():
     objects = k8s_objects()
     pod = objects["Deployment"]["spec"]["template"]["spec"]
     container = _container(objects)
-    for probe in ("readinessProbe", "livenessProbe"):
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
         assert container[probe]["grpc"]["port"] == GRPC_PORT, probe
+    # Restarts on liveness only (the process works); readiness follows the store.
+    assert container["startupProbe"]["grpc"]["service"] == LIVENESS
+    assert container["livenessProbe"]["grpc"]["service"] == LIVENESS
+    assert container["readinessProbe"]["grpc"].get("service", "") in READINESS_NAMES
     for kind in ("requests", "limits"):
         assert {"cpu", "memory"} <= set(container["resources"][kind]), kind
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
@@ -287,6 +292,28 @@ def test_deployment_env_comes_from_the_configmap_and_the_secret():
     assert not {"BELOTE_STORE", "BELOTE_REVIEWER_TOKEN"} & set(config["data"])
 
 
+def test_the_server_key_file_is_mounted_from_a_secret_in_kubernetes_and_compose():
+    objects = k8s_objects()
+    key_file = objects["ConfigMap"]["data"]["BELOTE_KEY_FILE"]
+    directory, name = key_file.rsplit("/", 1)
+    container = _container(objects)
+    mounts = {m["name"]: m for m in container["volumeMounts"]}
+    volumes = {v["name"]: v for v in objects["Deployment"]["spec"]["template"]["spec"]["volumes"]}
+    (mount,) = [m for m in mounts.values() if m["mountPath"] == directory]
+    assert mount["readOnly"] is True
+    secret = volumes[mount["name"]]["secret"]
+    assert secret["secretName"] == "belote-secrets"
+    assert secret["items"] == [{"key": name, "path": name}]
+    assert secret["defaultMode"] & 0o007 == 0, "not readable by others"
+    assert name in load_yaml(K8S / "secret.example.yaml")["stringData"]
+    doc = compose()
+    for svc in belote_services(doc).values():
+        assert svc["secrets"] == ["belote-key"]
+        assert svc["environment"]["BELOTE_KEY_FILE"] == "/run/secrets/belote-key"
+    assert doc["secrets"]["belote-key"]["file"] == "./server.key"
+    assert "server.key" in (DEPLOY / ".gitignore").read_text().split()
+
+
 def test_service_hpa_and_pdb_point_at_the_deployment():
     objects = k8s_objects()
     deployment = objects["Deployment"]
@@ -307,6 +334,8 @@ def test_service_hpa_and_pdb_point_at_the_deployment():
     assert any(m["type"] == "Resource" and m["resource"]["name"] == "cpu"
                for m in hpa["spec"]["metrics"])
     assert hpa["spec"]["minReplicas"] >= 2
+    # The HPA owns the count: a replicas field would reset it at every `kubectl apply`.
+    assert "replicas" not in deployment["spec"]
 
     pdb = objects["PodDisruptionBudget"]
     assert pdb["spec"]["selector"]["matchLabels"].items() <= labels.items()

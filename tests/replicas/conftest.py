@@ -86,12 +86,15 @@ class Replica:
     def start(self, timeout: float = 30.0) -> str:
         out = self.workdir / f"{self.name}.stdout.txt"
         err = self.workdir / f"{self.name}.stderr.txt"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("BELOTE_")}
+        # Replicas share the session's key file (tests/conftest.py), as replicas must.
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith("BELOTE_") or k == "BELOTE_KEY_FILE"}
         env["BELOTE_METRICS_LISTEN"] = ""  # no metrics port: a fixed one would clash
+        env["BELOTE_KEY_FILE"] = os.environ["BELOTE_KEY_FILE"]  # one key for every replica
         with open(out, "wb") as o, open(err, "wb") as e:
             self.proc = subprocess.Popen(
                 [*BELOTE, "--log-level", "info", "serve", "--listen", "127.0.0.1:0",
-                 "--store", self.store_url, "--grace", "2"],
+                 "--store", self.store_url, "--grace", "2", "--tables-per-minute", "0"],
                 stdout=o, stderr=e, stdin=subprocess.DEVNULL, cwd=self.workdir, env=env)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

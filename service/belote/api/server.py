@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import secrets
 import signal
 import sys
 from collections.abc import Callable
@@ -20,16 +21,23 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
+from belote.app.server_key import derive
 from belote.v1 import table_service_pb2, table_service_pb2_grpc
 
 from .measured import MeasuredServer
 from .servicer import TableServicer
 
 SERVICE_NAME = table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
-HEALTH_NAMES = ("", SERVICE_NAME)  # the whole server, and the game service
+# Liveness: this process answers (NOT_SERVING only once it shuts down), whatever the store does.
+# A probe that restarts the process asks this name: one that followed the store would restart
+# every replica at once during a database outage, which a restart does not cure.
+LIVENESS = "liveness"
+# Readiness: the whole server and the game service follow the store (send no calls here while
+# it is down).
+READINESS_NAMES = ("", SERVICE_NAME)
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
-STORE_CHECK_S = 2.0  # how often health follows the store (NOT_SERVING while it is down)
+STORE_CHECK_S = 2.0  # how often readiness follows the store (NOT_SERVING while it is down)
 
 log = structlog.get_logger("belote.server")
 
@@ -76,7 +84,9 @@ async def start(listen: str, app, *, store_check_s: float = STORE_CHECK_S) -> Ru
     host, _ = split_address(listen)
     # grpc sets SO_REUSEPORT by default: a second server on a busy port would start and silently
     # share it. One port, one server.
-    server = MeasuredServer(grpc.aio.server(options=[("grpc.so_reuseport", 0)]))
+    # A stand-in app of a test may have no key: its log hashes get one of their own.
+    log_key = derive(getattr(app, "server_key", None) or secrets.token_bytes(32), "log-hash")
+    server = MeasuredServer(grpc.aio.server(options=[("grpc.so_reuseport", 0)]), log_key)
     table_service_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(app), server)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
@@ -91,8 +101,8 @@ async def start(listen: str, app, *, store_check_s: float = STORE_CHECK_S) -> Ru
     if port == 0:  # older grpc versions report a failed bind this way
         raise BindError(f"cannot listen on {listen}")
     await server.start()
-    # The app is open (its store answered), so both names are SERVING from the start.
-    for name in HEALTH_NAMES:
+    # The app is open (its store answered), so every name is SERVING from the start.
+    for name in (LIVENESS, *READINESS_NAMES):
         await health.set(name, SERVING)
     running = RunningServer(server=server, app=app, health=health, host=host, port=port)
     running._tasks += [asyncio.create_task(_resume_bots(app)),
@@ -110,7 +120,8 @@ async def _resume_bots(app) -> None:
 
 
 async def _watch_store(app, health, every_s: float) -> None:
-    """Health follows the store: NOT_SERVING while it cannot be reached (and the store gauges)."""
+    """Readiness follows the store: NOT_SERVING while it cannot be reached (and the store
+    gauges). Liveness does not."""
     check = getattr(app, "refresh_gauges", None) or app.ready
     serving = True
     while True:
@@ -122,21 +133,21 @@ async def _watch_store(app, health, every_s: float) -> None:
         if ok != serving:
             serving = ok
             log.warning("store reachable" if ok else "store unreachable")
-            for name in HEALTH_NAMES:
+            for name in READINESS_NAMES:
                 await health.set(name, SERVING if ok else NOT_SERVING)
         await asyncio.sleep(every_s)
 
 
 def start_metrics(listen: str) -> str:
     """Serve Prometheus metrics on http://<listen>/metrics (a thread); returns HOST:PORT bound."""
-    from prometheus_client import start_http_server
+    from belote.observability import start_metrics_server
 
     host, port = split_address(listen)
     try:
-        http, _ = start_http_server(port, addr=host.strip("[]"))
+        _, bound = start_metrics_server(host.strip("[]"), port)
     except OSError as exc:
         raise BindError(f"cannot serve metrics on {listen}: {exc}") from None
-    return f"{host}:{http.server_port}"
+    return f"{host}:{bound}"
 
 
 # Young collections every 50,000 allocations instead of 700: a server allocates protobuf messages
@@ -168,14 +179,18 @@ def on_stop_signals(loop: asyncio.AbstractEventLoop, stop: Callable[[], None]) -
 
 
 async def serve(listen: str, store_url: str, reviewer_token: str | None = None, *,
-                disconnect_grace: float = 60.0,
+                disconnect_grace: float = 60.0, tables_per_minute: int | None = None,
+                key_file: str | None = None,
                 grace: float = 5.0, metrics_listen: str | None = None) -> int:
     """``belote serve``: run until SIGTERM or SIGINT, then stop gracefully. Returns the exit code."""
+    from belote.app.server_key import load_server_key
     from belote.app.tables import TableApp  # the app pulls in the store and the rules
 
     split_address(listen)  # a malformed address fails before the store is opened
+    server_key = load_server_key(key_file, store_url)
     app = await TableApp.open(store_url, reviewer_token=reviewer_token,
-                              disconnect_grace_s=disconnect_grace)
+                              disconnect_grace_s=disconnect_grace,
+                              tables_per_minute=tables_per_minute, server_key=server_key)
     try:
         running = await start(listen, app)
     except BaseException:

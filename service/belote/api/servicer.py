@@ -11,6 +11,7 @@ from typing import TypeVar
 import grpc
 
 from belote.app import errors as app_errors
+from belote.app.requests import Caller
 from belote.v1 import table_service_pb2_grpc
 
 from .errors import status_for
@@ -55,6 +56,11 @@ def peer_host(context: grpc.aio.ServicerContext) -> str:
     return peer  # unix:/path, or another transport's own form
 
 
+def caller_of(context: grpc.aio.ServicerContext, token: str | None) -> Caller:
+    """Who sends the request, as its request ids are scoped: token, player or peer host."""
+    return Caller(token, player_token(context), peer_host(context))
+
+
 async def _unary(context: grpc.aio.ServicerContext, rpc: str,
                  call: Callable[[str | None], Awaitable[T]]) -> T:
     try:
@@ -89,7 +95,9 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
 
     async def CreateTable(self, request, context):
         return await _unary(context, "CreateTable",
-                            lambda _: self._app.create_table(request, player_token(context)))
+                            lambda t: self._app.create_table(request, player_token(context),
+                                                             peer=peer_host(context),
+                                                             caller=caller_of(context, t)))
 
     async def ListTables(self, request, context):
         return await _unary(context, "ListTables", lambda _: self._app.list_tables(request))
@@ -97,29 +105,38 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     async def JoinTable(self, request, context):
         # The bearer token matters only to reclaim a seat left to a takeover bot.
         return await _unary(context, "JoinTable",
-                            lambda t: self._app.join_table(request, t, player_token(context)))
+                            lambda t: self._app.join_table(request, t, player_token(context),
+                                                           peer=peer_host(context),
+                                                           caller=caller_of(context, t)))
 
     async def AddBot(self, request, context):
-        return await _unary(context, "AddBot", lambda t: self._app.add_bot(request, t))
+        return await _unary(context, "AddBot",
+                            lambda t: self._app.add_bot(request, t, caller=caller_of(context, t)))
 
     async def LeaveTable(self, request, context):
-        return await _unary(context, "LeaveTable", lambda t: self._app.leave_table(request, t))
+        return await _unary(context, "LeaveTable",
+                            lambda t: self._app.leave_table(request, t, caller=caller_of(context, t)))
 
     async def GetLegalActions(self, request, context):
         return await _unary(context, "GetLegalActions",
                             lambda t: self._app.get_legal_actions(request, t))
 
     async def Act(self, request, context):
-        return await _unary(context, "Act", lambda t: self._app.act(request, t))
+        return await _unary(context, "Act",
+                            lambda t: self._app.act(request, t, caller=caller_of(context, t)))
 
     async def GetTable(self, request, context):
-        return await _unary(context, "GetTable", lambda t: self._app.get_table(request, t))
+        return await _unary(context, "GetTable",
+                            lambda t: self._app.get_table(request, t, peer=peer_host(context)))
 
     async def PostChat(self, request, context):
-        return await _unary(context, "PostChat", lambda t: self._app.post_chat(request, t))
+        return await _unary(context, "PostChat",
+                            lambda t: self._app.post_chat(request, t, peer=peer_host(context),
+                                                          caller=caller_of(context, t)))
 
     async def VoteRematch(self, request, context):
-        return await _unary(context, "VoteRematch", lambda t: self._app.vote_rematch(request, t))
+        return await _unary(context, "VoteRematch",
+                            lambda t: self._app.vote_rematch(request, t, caller=caller_of(context, t)))
 
     async def GetBalance(self, request, context):
         return await _unary(context, "GetBalance",
@@ -130,7 +147,8 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
                             lambda _: self._app.get_leaderboard(request, player_token(context)))
 
     async def WatchTable(self, request, context):
-        await _write_stream(context, "WatchTable", lambda t: self._app.watch_table(request, t))
+        await _write_stream(context, "WatchTable",
+                            lambda t: self._app.watch_table(request, t, peer=peer_host(context)))
 
     async def ExportLog(self, request, context):
         await _write_stream(context, "ExportLog", lambda t: self._app.export_log(request, t))

@@ -30,6 +30,7 @@ from belote.rules import IllegalAction, InvalidOptions, rules_for
 from belote.rules.cards import shuffled_deck
 from belote.store import (
     NewEvent,
+    RequestReused,
     StoreError,
     StoreUnavailable,
     TableIndexEntry,
@@ -61,6 +62,7 @@ from belote.table.decide import (
     decide,
 )
 from belote.table.state import BOT, FINISHED, HUMAN, PLAYING, WAITING, TableState, evolve
+from belote.table.state import CHAT_BURST, CHAT_WINDOW_S
 from belote.table.views import REVIEWER, SPECTATOR, Redactor, seat_view, status_to_pb, table_view
 from belote.v1 import events_pb2 as epb
 from belote.v1 import table_service_pb2 as tpb
@@ -68,11 +70,13 @@ from belote.v1 import table_service_pb2 as tpb
 from . import errors as err
 from .identity import Identity
 from .ledgers import RATING_START, Hold, Ledgers, NotEnoughChips, month_of
-from .limits import Spectators, WrongPasswords
+from .limits import TABLES_PER_MINUTE, Spectators, Window, WrongPasswords, caller_key
+from .passwords import Passwords
+from .requests import Caller, RequestKey, RequestKeys, reused
+from .server_key import derive
 
 log = structlog.get_logger("belote.app")
 
-MAX_REQUEST_ID = 64
 MAX_NAME = 64
 MAX_DISPLAY_NAME = 32
 CACHE_TABLES = 4096
@@ -106,24 +110,27 @@ def _sha256(text: str) -> bytes:
     return hashlib.sha256(text.encode()).digest()
 
 
-def _scrypt(password: str, salt: bytes) -> bytes:
-    return hashlib.scrypt(password.encode(), salt=salt, n=2**14, r=8, p=1, dklen=32)
-
-
 class TableApp:
-    def __init__(self, store, secret: bytes, reviewer_token: str | None = None,
+    def __init__(self, store, reviewer_token: str | None = None,
                  disconnect_grace_s: float = DISCONNECT_GRACE_S, *, auth_secret: str | None = None,
-                 starting_chips: int = STARTING_CHIPS, clock: Callable[[], int] = _now_us):
+                 starting_chips: int = STARTING_CHIPS, clock: Callable[[], int] = _now_us,
+                 tables_per_minute: int = TABLES_PER_MINUTE, server_key: bytes | None = None):
         self.store = store
+        # From outside the store (app/server_key.py); a test's app without one gets its own.
+        self.server_key = server_key or secrets.token_bytes(32)
         self.disconnect_grace_s = disconnect_grace_s
         self.clock = clock                  # unix microseconds: the time written into events
         self.identity = Identity(auth_secret)
+        self.requests = RequestKeys(self.server_key, self.identity)
+        self._token_key = derive(self.server_key, "tokens")
         self.ledgers = Ledgers(store, starting_chips, clock)
-        self._wrong_passwords = WrongPasswords(store, clock)
+        self._passwords = Passwords(WrongPasswords(store, clock))
+        self._tables_created = Window(store, clock, "tables-created", tables_per_minute, 60.0) \
+            if tables_per_minute else None
+        self._spectator_chats = Window(store, clock, "spectator-chat", CHAT_BURST, CHAT_WINDOW_S)
         self._spectators = Spectators(store, clock)
         self._streams: dict[tuple[str, int], int] = {}     # (table, seat) -> open watch streams here
         self._background: set[asyncio.Task] = set()
-        self._secret = secret
         self._reviewer_hash = _sha256(reviewer_token) if reviewer_token else None
         self._states: OrderedDict[str, TableState] = OrderedDict()
         self._tails: dict[str, deque[epb.TableEvent]] = {}   # last events this process appended
@@ -135,13 +142,17 @@ class TableApp:
 
     @classmethod
     async def open(cls, store_url: str, *, reviewer_token: str | None = None,
-                   disconnect_grace_s: float = DISCONNECT_GRACE_S) -> TableApp:
+                   disconnect_grace_s: float = DISCONNECT_GRACE_S,
+                   tables_per_minute: int | None = None,
+                   server_key: bytes | None = None) -> TableApp:
         """Open the store; the player-token key and the starting balance come from the
         environment: BELOTE_AUTH_SECRET (unset: no registered players), BELOTE_STARTING_CHIPS."""
         store = open_store(store_url)
-        return cls(store, await store.server_secret(), reviewer_token, disconnect_grace_s,
+        return cls(store, reviewer_token, disconnect_grace_s,
                    auth_secret=os.environ.get("BELOTE_AUTH_SECRET"),
-                   starting_chips=int(os.environ.get("BELOTE_STARTING_CHIPS") or STARTING_CHIPS))
+                   starting_chips=int(os.environ.get("BELOTE_STARTING_CHIPS") or STARTING_CHIPS),
+                   tables_per_minute=TABLES_PER_MINUTE if tables_per_minute is None
+                   else tables_per_minute, server_key=server_key)
 
     async def close(self) -> None:
         self.shutdown()
@@ -277,15 +288,20 @@ class TableApp:
         self._closing.set()
         self.store.stop_waits()          # open watch streams end now: their clients move on
 
-    # Tokens: derived from the store's secret so a retried request gets the same one back;
+    # Tokens: derived from the server's key (from outside the store) and the caller-scoped
+    # request key, so a retried request gets the same one back and nothing else derives it;
     # prefixed by the table id so a token of another table is told apart from an unknown one.
-    def _token(self, kind: str, table_id: str, request_id: str) -> str:
-        mac = hmac.new(self._secret, f"{kind}|{table_id}|{request_id}".encode(), "sha256").digest()
+    def _token(self, kind: str, table_id: str, request: RequestKey) -> str:
+        mac = hmac.new(self._token_key, f"{kind}|{table_id}|{request.key}".encode(), "sha256").digest()
         return f"{table_id}.{base64.urlsafe_b64encode(mac).rstrip(b'=').decode()}"
 
-    def _table_id(self, request_id: str) -> str:
-        mac = hmac.new(self._secret, f"table|{request_id}".encode(), "sha256").digest()
-        return base64.b32encode(mac[:10]).decode().lower()
+    async def _table_id(self, request: RequestKey) -> str:
+        """A random id for a new table; a retried CreateTable gets the one its request claimed."""
+        try:
+            return await self.store.claim_table(request.key, base64.b32encode(
+                secrets.token_bytes(10)).decode().lower())
+        except StoreUnavailable as e:
+            raise err.AppError(err.UNAVAILABLE, "STORE_UNAVAILABLE", "the store cannot be reached") from e
 
     # Loading and appending -------------------------------------------------------------------
     async def _load(self, table_id: str) -> TableState:
@@ -337,7 +353,7 @@ class TableApp:
             raise err.not_found(f"no table {table_id!r}")
         return state
 
-    async def _execute(self, table_id: str, request_id: str,
+    async def _execute(self, table_id: str, request_id: str | RequestKey,
                        build: Callable[[TableState], list[epb.TableEvent]],
                        expected_version: int | None = None,
                        loaded: TableState | None = None,
@@ -346,7 +362,10 @@ class TableApp:
         state the caller has, used for the first try; it may be behind the log (a cached one), so
         a conflict reloads, and so does a refusal if the log has moved past it. ``at_us``: the
         time a timed command was decided at, stamped on its events, so the log shows the very
-        time its deadline was judged by (a vote just in time stays in time)."""
+        time its deadline was judged by (a vote just in time stays in time). ``request_id``: a
+        client's RequestKey, or the name of the server's own move ("bot-12")."""
+        request, request_id = request_id, str(request_id)
+        rpc, fingerprint = _origin(request)
         lost_a_race = False      # an append of ours met a newer log: the table changed meanwhile
         for attempt in range(RETRIES):
             state, cached = (loaded, True) if attempt == 0 and loaded is not None \
@@ -359,7 +378,7 @@ class TableApp:
             except (Refused, IllegalAction) as e:
                 if cached and (await self._load(table_id)).version != state.version:
                     continue             # judged on a state the log has moved past: judge again
-                earlier = await self.store.request_events(table_id, request_id)
+                earlier = await self._recorded(table_id, request)
                 if earlier is not None:
                     return [decode_stored(s) for s in earlier], await self._load(table_id)
                 if e.reason == "VERSION_CONFLICT":
@@ -384,7 +403,10 @@ class TableApp:
             try:
                 result = await self.store.append(
                     table_id, state.version, [NewEvent(event_type(e), encode_body(e)) for e in events],
-                    request_id=request_id, recorded_at_us=now_us, index=index)
+                    request_id=request_id, recorded_at_us=now_us, index=index,
+                    rpc=rpc, fingerprint=fingerprint)
+            except RequestReused as reuse:
+                raise reused(reuse.rpc) from None
             except VersionConflict:
                 # A cached state may have been behind before the command came: only a fresh
                 # one shows that the table changed while the command was handled.
@@ -467,35 +489,34 @@ class TableApp:
     def _is_host(self, state: TableState, token: str | None) -> bool:
         return bool(token) and hmac.compare_digest(_sha256(token), state.created.host_token_hash)
 
-    async def _viewer(self, state: TableState, token: str | None, password: str = "") -> int:
+    async def _viewer(self, state: TableState, token: str | None, password: str = "", *,
+                      peer: str | None = None) -> int:
         """A seat, or SPECTATOR (no token, or the host's). A spectator without the host token
         needs the password of a private table."""
         if self._is_host(state, token):
             return SPECTATOR
         if not token:
-            await self._check_password(state, password)
+            await self._check_password(state, password, peer=peer)
             return SPECTATOR
         return await self._seat_of(state, token)
 
-    async def _check_password(self, state: TableState, password: str) -> None:
+    async def _check_password(self, state: TableState, password: str, *, peer: str | None = None,
+                              player: str = "") -> None:
         """Nothing for a public table; PERMISSION_DENIED for a wrong password of a private one,
-        and RESOURCE_EXHAUSTED after 5 wrong ones within a minute (per table, on every replica)."""
+        and RESOURCE_EXHAUSTED after 5 wrong ones within a minute from this caller (its peer
+        and player, on every replica)."""
         created = state.created
-        if not created.private:
-            return
-        if await self._wrong_passwords.blocked(state.table_id):
-            raise err.AppError(err.RESOURCE_EXHAUSTED, "TOO_MANY_WRONG_PASSWORDS",
-                               "too many wrong passwords for this table: wait a minute")
-        # scrypt is slow on purpose (tens of ms): off the event loop.
-        tried = await asyncio.to_thread(_scrypt, password, created.password_salt)
-        if not hmac.compare_digest(tried, created.password_hash):
-            await self._wrong_passwords.failed(state.table_id)
-            raise err.denied("WRONG_PASSWORD", "wrong password for this private table")
+        if created.private:
+            await self._passwords.check(state.table_id, caller_key(peer, player), password,
+                                        created.password_salt, created.password_hash)
 
     # Use cases -------------------------------------------------------------------------------
-    async def create_table(self, req: tpb.CreateTableRequest,
-                           player_token: str | None = None) -> tpb.CreateTableResponse:
-        key = _request_key(req.request_id, None)
+    async def create_table(self, req: tpb.CreateTableRequest, player_token: str | None = None, *,
+                           peer: str | None = None,
+                           caller: Caller | None = None) -> tpb.CreateTableResponse:
+        """``peer``: the caller's host, whose tables (or its player's) count against the quota;
+        None for a caller inside this process (the demo, a benchmark), which has none."""
+        key = self.requests.key("CreateTable", req, None, caller or Caller(player_token=player_token))
         host_player = self.identity.player_id(player_token)
         preset = req.preset or "classic"
         try:
@@ -512,8 +533,9 @@ class TableApp:
             raise err.invalid("takeover_bot_level", "takeover_bot_level: EASY, NORMAL or HARD")
         if not 0 <= req.turn_timer_s <= MAX_TURN_TIMER_S:
             raise err.invalid("turn_timer_s", f"turn_timer_s: 0 (no timer) to {MAX_TURN_TIMER_S} seconds")
-        table_id = self._table_id(req.request_id)
-        host_token = self._token("host", table_id, "")
+        await self._count_table_created(key, peer, host_player)
+        table_id = await self._table_id(key)
+        host_token = self._token("host", table_id, key)
         created = epb.TableCreated(
             name=req.name or f"{preset} table", preset=preset, options=rules.as_strings(),
             private=req.private, stake=req.stake,
@@ -522,11 +544,23 @@ class TableApp:
             host_player_id=host_player)
         if req.private:
             created.password_salt = secrets.token_bytes(16)
-            created.password_hash = await asyncio.to_thread(_scrypt, req.password, created.password_salt)
+            created.password_hash = await self._passwords.hash(req.password, created.password_salt)
         _, state = await self._execute(table_id, key,
                                        lambda s: decide(s, CreateTable(created), self._next_deal()))
         return tpb.CreateTableResponse(table_id=table_id, host_token=host_token,
                                        table=table_view(state, SPECTATOR))
+
+    async def _count_table_created(self, key: RequestKey, peer: str | None, player: str) -> None:
+        """A registered player's tables count against it, a guest's against its peer; a retry
+        (the same request key) counts once."""
+        window = self._tables_created
+        if window is None or peer is None:
+            return
+        caller = caller_key(f"player:{player}" if player else peer)
+        if await window.take(caller, holder=str(key)) is None:
+            raise err.AppError(err.RESOURCE_EXHAUSTED, "TOO_MANY_TABLES",
+                               f"at most {window.limit} new tables per minute from one caller: "
+                               "retry within a minute")
 
     async def list_tables(self, req: tpb.ListTablesRequest) -> tpb.ListTablesResponse:
         if req.page_size < 0:
@@ -536,8 +570,10 @@ class TableApp:
         return tpb.ListTablesResponse(tables=[tpb.TableSummary.FromString(e.summary) for _, e, _ in rows])
 
     async def join_table(self, req: tpb.JoinTableRequest, token: str | None,
-                         player_token: str | None = None) -> tpb.JoinTableResponse:
-        key = _request_key(req.request_id, token)
+                         player_token: str | None = None, *,
+                         peer: str | None = None,
+                         caller: Caller | None = None) -> tpb.JoinTableResponse:
+        key = self.requests.key("JoinTable", req, token, caller or Caller(player_token=player_token))
         seat = _check_seat(req.seat if req.HasField("seat") else None)
         player = self.identity.player_id(player_token)
         state = await self._existing(req.table_id)
@@ -545,9 +581,9 @@ class TableApp:
             return await self._reclaim(state, token, key)
         if not 1 <= len(req.display_name) <= MAX_DISPLAY_NAME:
             raise err.invalid("display_name", f"display_name: 1 to {MAX_DISPLAY_NAME} characters")
-        await self._check_password(state, req.password)
+        await self._check_password(state, req.password, peer=peer, player=player)
         held = await self._hold_stake(state, player)
-        seat_token = self._token("seat", req.table_id, req.request_id)
+        seat_token = self._token("seat", req.table_id, key)
         command = JoinSeat(seat, req.display_name, _sha256(seat_token), player)
         try:
             events, state = await self._execute(
@@ -557,7 +593,10 @@ class TableApp:
                 await self._release_stake_unless_seated(req.table_id, player, held)
             raise
         taken = next(e.seat_joined.seat for e in events if e.HasField("seat_joined"))
-        return tpb.JoinTableResponse(seat=taken, seat_token=seat_token, table=table_view(state, taken))
+        # A retry shows what the token may see now: its seat, or (the seat left, and maybe
+        # another player's since) the spectator view.
+        viewer = taken if state.seat_of_token_hash(_sha256(seat_token)) == taken else SPECTATOR
+        return tpb.JoinTableResponse(seat=taken, seat_token=seat_token, table=table_view(state, viewer))
 
     # Stakes: a player who sits at a stake table (or votes for a rematch there) sets the stake
     # aside in its ledger first, so the chips it has can never be promised to two games.
@@ -605,15 +644,16 @@ class TableApp:
         with contextlib.suppress(StoreError):
             await self.ledgers.release_stake(player, table_id, game)
 
-    async def _reclaim(self, state: TableState, token: str, key: str) -> tpb.JoinTableResponse:
+    async def _reclaim(self, state: TableState, token: str, key: RequestKey) -> tpb.JoinTableResponse:
         """A player who left comes back with its seat token: the takeover bot hands it back."""
         seat = await self._seat_of(state, token)
         _, state = await self._execute(state.table_id, key,
                                        lambda s: decide(s, ReclaimSeat(seat), self._next_deal()))
         return tpb.JoinTableResponse(seat=seat, seat_token=token, table=table_view(state, seat))
 
-    async def add_bot(self, req: tpb.AddBotRequest, token: str | None) -> tpb.AddBotResponse:
-        key = _request_key(req.request_id, token)
+    async def add_bot(self, req: tpb.AddBotRequest, token: str | None, *,
+                      caller: Caller | None = None) -> tpb.AddBotResponse:
+        key = self.requests.key("AddBot", req, token, caller)
         seat = _check_seat(req.seat if req.HasField("seat") else None)
         if req.level not in (0, epb.EASY, epb.NORMAL, epb.HARD):
             raise err.invalid("level", "level: EASY, NORMAL or HARD")
@@ -626,18 +666,24 @@ class TableApp:
         taken = next(e.bot_seated.seat for e in events if e.HasField("bot_seated"))
         return tpb.AddBotResponse(seat=taken, table=table_view(state, SPECTATOR))
 
-    async def leave_table(self, req: tpb.LeaveTableRequest, token: str | None) -> tpb.LeaveTableResponse:
-        key = _request_key(req.request_id, token)
+    async def leave_table(self, req: tpb.LeaveTableRequest, token: str | None, *,
+                          caller: Caller | None = None) -> tpb.LeaveTableResponse:
+        key = self.requests.key("LeaveTable", req, token, caller)
         state = await self._existing(req.table_id)
-        seat = await self._seat_of(state, token)
-        if state.seats[seat].occupant != HUMAN:
-            raise err.refused("NOT_SEATED", "you have already left this seat")
+        try:
+            seat = await self._seat_of(state, token)
+            if state.seats[seat].occupant != HUMAN:
+                raise err.refused("NOT_SEATED", "you have already left this seat")
+        except err.AppError:
+            if await self._recorded(req.table_id, key):     # a retry: the seat is left already
+                return tpb.LeaveTableResponse(table=table_view(state, SPECTATOR))
+            raise
         level, player = state.created.takeover_bot_level or epb.NORMAL, state.seats[seat].player_id
         _, state = await self._execute(
             req.table_id, key, lambda s: decide(s, LeaveSeat(seat, level), self._next_deal()))
         if state.created.stake and player and state.status != PLAYING:
             await self._release_stake_unless_seated(req.table_id, player, state.game_number + 1)
-        return tpb.LeaveTableResponse(table=table_view(state, seat))
+        return tpb.LeaveTableResponse(table=table_view(state, SPECTATOR))
 
     async def _cached_seat(self, table_id: str, token: str | None) -> tuple[TableState, int]:
         """The table and the caller's seat, from this process's cached state when that shows the
@@ -668,8 +714,9 @@ class TableApp:
                                            your_turn=state.to_act() == seat,
                                            actions=[_action_pb(type(a), a) for a in legal])
 
-    async def act(self, req: tpb.ActRequest, token: str | None) -> tpb.ActResponse:
-        key = _request_key(req.request_id, token)
+    async def act(self, req: tpb.ActRequest, token: str | None, *,
+                  caller: Caller | None = None) -> tpb.ActResponse:
+        key = self.requests.key("Act", req, token, caller)
         try:
             action = action_from_pb(req.action)
         except BadMessage as e:
@@ -697,18 +744,29 @@ class TableApp:
             redactor.see(decode_stored(stored))
         return redactor
 
-    async def get_table(self, req: tpb.GetTableRequest, token: str | None) -> tpb.Table:
+    async def _recorded(self, table_id: str, request: str | RequestKey):
+        """The events this very request appended (a retry), or None; REQUEST_ID_REUSED if its
+        id was used for another request."""
+        rpc, fingerprint = _origin(request)
+        try:
+            return await self.store.request_events(table_id, str(request), rpc=rpc,
+                                                   fingerprint=fingerprint)
+        except RequestReused as reuse:
+            raise reused(reuse.rpc) from None
+
+    async def get_table(self, req: tpb.GetTableRequest, token: str | None, *,
+                        peer: str | None = None) -> tpb.Table:
         state = await self._existing(req.table_id)
-        viewer = await self._viewer(state, token, req.password)
+        viewer = await self._viewer(state, token, req.password, peer=peer)
         self._kick_bots_if_due(state)
         return table_view(state, viewer)
 
-    async def watch_table(self, req: tpb.WatchTableRequest,
-                          token: str | None) -> AsyncIterator[epb.TableEvent]:
+    async def watch_table(self, req: tpb.WatchTableRequest, token: str | None, *,
+                          peer: str | None = None) -> AsyncIterator[epb.TableEvent]:
         if req.from_sequence < 0:
             raise err.invalid("from_sequence", "from_sequence: 0 or more (0 and 1 both mean from the start)")
         state = await self._existing(req.table_id)
-        viewer = await self._viewer(state, token, req.password)
+        viewer = await self._viewer(state, token, req.password, peer=peer)
         first = max(req.from_sequence, 1)
         if first > state.version + 1:
             raise err.AppError(err.OUT_OF_RANGE, "SEQUENCE_AHEAD",
@@ -750,25 +808,34 @@ class TableApp:
                     if not self._closing.is_set():
                         self._spawn(self._presence(req.table_id, viewer, Disconnect(viewer)))
 
-    async def post_chat(self, req: tpb.PostChatRequest, token: str | None) -> tpb.PostChatResponse:
-        key = _request_key(req.request_id, token)
+    async def post_chat(self, req: tpb.PostChatRequest, token: str | None, *,
+                        peer: str | None = None,
+                        caller: Caller | None = None) -> tpb.PostChatResponse:
+        """A seat's messages count against the seat (the log's limit); a spectator's against the
+        caller, its peer and the (host) token it shows, whatever name it gives."""
+        key = self.requests.key("PostChat", req, token, caller)
         if not 1 <= len(req.text) <= MAX_CHAT or not req.text.strip():
             raise err.invalid("text", f"text: 1 to {MAX_CHAT} characters, not only spaces")
         state = await self._existing(req.table_id)
-        seat = await self._viewer(state, token, req.password)
-        if seat == SPECTATOR and not 1 <= len(req.display_name) <= MAX_DISPLAY_NAME:
-            raise err.invalid("display_name", f"display_name: a spectator posts under a name of "
-                                              f"1 to {MAX_DISPLAY_NAME} characters")
+        seat = await self._viewer(state, token, req.password, peer=peer)
+        if seat == SPECTATOR:
+            _check_spectator_name(state, req.display_name)
+            # The request's key holds the place: a retry is not counted again.
+            if await self._spectator_chats.take(f"{req.table_id}:{caller_key(peer, token)}",
+                                                holder=str(key)) is None:
+                raise err.AppError(err.RESOURCE_EXHAUSTED, "CHAT_TOO_FAST",
+                                   f"at most {CHAT_BURST} messages per {CHAT_WINDOW_S} seconds "
+                                   "from one spectator")
         name = state.seats[seat].display_name if seat >= 0 else req.display_name
         command = PostChat(seat, name, req.text, self.clock())
         events, _ = await self._execute(req.table_id, key,
                                         lambda s: decide(s, command, self._next_deal()),
                                         at_us=command.now_us)
-        return tpb.PostChatResponse(event=events[0])
+        return tpb.PostChatResponse(event=Redactor(seat).see(events[0]))
 
-    async def vote_rematch(self, req: tpb.VoteRematchRequest,
-                           token: str | None) -> tpb.VoteRematchResponse:
-        key = _request_key(req.request_id, token)
+    async def vote_rematch(self, req: tpb.VoteRematchRequest, token: str | None, *,
+                           caller: Caller | None = None) -> tpb.VoteRematchResponse:
+        key = self.requests.key("VoteRematch", req, token, caller)
         state = await self._existing(req.table_id)
         seat = await self._seated(state, token)
         if state.created.stake:
@@ -816,7 +883,9 @@ class TableApp:
         if not token:
             raise err.unauthenticated("ExportLog needs the reviewer token")
         if self._reviewer_hash is None or not hmac.compare_digest(_sha256(token), self._reviewer_hash):
-            raise err.denied("NOT_REVIEWER", "only the reviewer token may export a log")
+            if await self._holds_a_seat_elsewhere("", token):     # a seat or host token
+                raise err.denied("NOT_REVIEWER", "only the reviewer token may export a log")
+            raise err.unauthenticated("unknown token: ExportLog needs the reviewer token")
         await self._existing(req.table_id)
         for stored in await self.store.read(req.table_id):
             yield logged_event(stored)
@@ -931,15 +1000,21 @@ def _index_entry(state: TableState) -> TableIndexEntry:
                            summary=summary.SerializeToString(deterministic=True))
 
 
-def _request_key(request_id: str, token: str | None) -> str:
-    """What the log keeps of a request id: a hash scoped to the caller's token, so two callers'
-    ids never collide and an export does not show the id (which retrieves a JoinTable's token)."""
-    if not request_id:
-        raise err.invalid("request_id", "request_id: required (a fresh random UUID per request; "
-                                        "resend the same one to retry)")
-    if len(request_id) > MAX_REQUEST_ID or "\x00" in request_id:
-        raise err.invalid("request_id", f"request_id: at most {MAX_REQUEST_ID} printable characters")
-    return "r:" + hashlib.sha256(f"{token or ''}|{request_id}".encode()).hexdigest()[:32]
+def _origin(request: str | RequestKey) -> tuple[str, bytes]:
+    """(rpc, fingerprint) of a client's request; a move of the server's own has neither."""
+    return (request.rpc, request.fingerprint) if isinstance(request, RequestKey) else ("", b"")
+
+
+def _check_spectator_name(state: TableState, name: str) -> None:
+    """A spectator's name: its own, never one a seat of the table shows."""
+    if not 1 <= len(name) <= MAX_DISPLAY_NAME:
+        raise err.invalid("display_name", f"display_name: a spectator posts under a name of "
+                                          f"1 to {MAX_DISPLAY_NAME} characters")
+    seats = {s.display_name.strip().casefold() for s in state.seats if s.display_name}
+    if name.strip().casefold() in seats:
+        raise err.invalid("display_name", f"display_name: {name!r} is the name of a seat at this "
+                                          "table: a spectator posts under a name of its own",
+                          "NAME_OF_A_SEAT")
 
 
 def _check_seat(seat: int | None) -> int | None:

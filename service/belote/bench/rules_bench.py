@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import replace
 
 from belote.rules import DEALING, OVER, PLAYING, Game, rules_for
 from belote.rules.cards import cards_of
+from belote.rules.options import MAX_STORED_TARGET
 from belote.rules.play import legal_mask
 
 
@@ -23,7 +25,7 @@ def random_deck(rand) -> list[int]:
 def deals_per_cpu_second(deal, preset: str, seconds: float, seed: int) -> float:
     """Complete deals per CPU second, ``deal(game, rand)`` playing each (it returns False for a
     redeal: those are shuffled again, not counted)."""
-    rules = rules_for(preset, {"target": 10**5})
+    rules = replace(rules_for(preset), target=MAX_STORED_TARGET)
     rand = random.Random(seed).random
     game = Game(rules)
     deals = 0

@@ -232,7 +232,7 @@ def describe(model: TableModel, event: ev.TableEvent) -> str | None:
         won = b.winning_team == model.player.team()
         return f"Game over: {'we win' if won else 'they win'}, {model.teams(b.totals)}"
     if kind == "chat_posted":
-        who = model.player.position(b.seat) if 0 <= b.seat < 4 else "spectator"
+        who = "spectator" if b.spectator or not 0 <= b.seat < 4 else model.player.position(b.seat)
         return f"» {b.display_name} ({who}): {b.text}"
     if kind == "rematch_voted":
         return f"{name(b.seat)} votes for a rematch"

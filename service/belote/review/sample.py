@@ -223,8 +223,7 @@ async def sample_logs(games, directory: str | None = None) -> list[list[epb.Logg
     with tempfile.TemporaryDirectory(prefix="belote-review-") as tmp:
         store = open_store(f"sqlite:///{os.path.join(directory or tmp, 'sample.db')}")
         clock = SampleClock()
-        app = TableApp(store, await store.server_secret(), REVIEWER_TOKEN, auth_secret=AUTH_SECRET,
-                       clock=clock)
+        app = TableApp(store, REVIEWER_TOKEN, auth_secret=AUTH_SECRET, clock=clock)
         try:
             ids = await asyncio.gather(*(play_table(app, preset, seats, **kw) for preset, seats, kw in games))
             clock.skip(REMATCH_VOTE_S + 1)

@@ -102,12 +102,16 @@ class Redactor:
         if self.viewer >= 0:
             body.hand.extend(cards_to_pb(self._hand_now(body.taker)))
 
+    def _chat_posted(self, body: epb.ChatPosted) -> None:
+        body.spectator = body.seat < 0
+
 
 _HIDES = {
     "table_created": Redactor._table_created,
     "seat_joined": Redactor._seat_joined,
     "deal_started": Redactor._deal_started,
     "contract_settled": Redactor._contract_settled,
+    "chat_posted": Redactor._chat_posted,
 }
 
 _STATUS = {WAITING: tpb.WAITING_FOR_PLAYERS, TABLE_PLAYING: tpb.PLAYING, FINISHED: tpb.FINISHED}
