@@ -16,7 +16,7 @@ from .actions import BIDS, PLAYS, Action, Bid, Declare, Play
 from .auction import PASS, Auction
 from .errors import IllegalAction
 from .options import Rules
-from .play import PLAY_RULES, CardPlay
+from .play import CALLED, PLAY_RULES, TRICK_DONE, CardPlay
 from .result import DealResult
 from .scoring import game_winner, settle_deal
 from .values import ALL_TRUMP, contract_table
@@ -213,7 +213,7 @@ class Game:
         turn = play.turn
         if seat is not None and seat != turn:
             return []
-        m = play.legal_cards()
+        m = play.legal
         c, d, h, s = PLAYS
         plays = [*c[m & 0xFF], *d[m >> 8 & 0xFF], *h[m >> 16 & 0xFF], *s[m >> 24]]
         if self._enhanced and self._may_declare(turn):
@@ -343,14 +343,13 @@ class Game:
         else goes through ``_check``, which raises naming the rule broken."""
         play = self.play
         if (self.phase != PLAYING or seat != play.turn or not 0 <= card < 32
-                or not (play.legal_cards() >> card) & 1):
+                or not (play.legal >> card) & 1):
             self._check(seat, Play(card))        # raises: not this seat's turn, or not legal
-        calls = play.belote_calls
-        calls_before, tricks_before = len(calls), play.trick_number
-        if not play.play(card):
+        happened = play.play(card)
+        if not happened:
             return []                            # most cards: no belote call, the trick goes on
-        out: list = [BeloteCalled(*c) for c in calls[calls_before:]] if len(calls) > calls_before else []
-        if play.trick_number != tricks_before:
+        out: list = [BeloteCalled(*play.belote_calls[-1])] if happened & CALLED else []
+        if happened & TRICK_DONE:
             leader, cards, winner, points = play.tricks[-1]
             out.append(TrickWon(play.trick_number, winner, points, leader, cards))
             if play.trick_number == 1 and self._classic:

@@ -15,6 +15,8 @@ STANDARD, BELGIAN, FREE = 0, 1, 2
 PLAY_RULES = {"standard": STANDARD, "belgian": BELGIAN, "free": FREE}
 
 BELOTE, REBELOTE = "belote", "rebelote"
+# What play() reports: nothing (0), or either or both of these.
+CALLED, TRICK_DONE = 1, 2     # belote or rebelote was called / the card finished the trick
 
 
 def legal_mask(hand: int, led_mask: int, best: int, partner_wins: bool, r) -> int:
@@ -117,9 +119,9 @@ class CardPlay:
         played: every caller asks for it, and Game.apply checks the card against it)."""
         return self.legal
 
-    def play(self, card: int) -> bool:
-        """Play ``card`` for the seat to play (legality is the caller's business). True when it
-        called belote or rebelote or finished the trick."""
+    def play(self, card: int) -> int:
+        """Play ``card`` for the seat to play (legality is the caller's business). Returns 0, or
+        CALLED (it called belote or rebelote) and/or TRICK_DONE (it finished the trick)."""
         seat = self.turn
         bit = 1 << card
         hands = self.hands
@@ -131,18 +133,15 @@ class CardPlay:
             self.best_card, self.best_seat, self.led_mask = card, seat, SUIT_MASK[card >> 3]
         elif self.beats[self.best_card] & bit:
             self.best_card, self.best_seat = card, seat
+        called = bit & self._belote_cards and self._call_belote(seat, card)
         if n == 4:
-            if bit & self._belote_cards:
-                self._call_belote(seat, card)
             self._finish_trick()
             self.legal = hands[self.turn]                 # the winner leads: any card
-            return True
+            return CALLED | TRICK_DONE if called else TRICK_DONE
         self.turn = nxt = (seat + 1) & 3
         self.legal = legal_mask(hands[nxt], self.led_mask, self.best_card,
                                 self.best_seat == nxt ^ 2, self)
-        if bit & self._belote_cards:
-            return self._call_belote(seat, card)
-        return False
+        return CALLED if called else 0
 
     def _finish_trick(self) -> None:
         p = self.points
