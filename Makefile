@@ -53,20 +53,28 @@ run: install
 	$(BIN)/belote serve
 
 # Tools outside Python that the tests use: promtool (Debian package prometheus) for
-# tests/deploy/. Installed when missing and we are root with apt-get; otherwise a note, and
-# those tests skip (or fail when CI is set).
-tools:
-	@if command -v promtool >/dev/null 2>&1; then \
+# tests/deploy/, and Chromium (Debian package chromium, driven headless by Playwright; never a
+# browser Playwright downloads) for the review page's tests in tests/review/. Each is installed
+# when missing and we are root with apt-get; otherwise a note, and those tests skip (or fail
+# when CI is set).
+# $(call apt_tool,TEST,PACKAGE,TOOL,TESTS): install Debian's PACKAGE unless the shell TEST passes.
+define apt_tool
+	@if $(1); then \
 		:; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		echo "installing promtool (Debian package prometheus)"; \
+		echo "installing $(3) (Debian package $(2))"; \
 		apt-get update && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(2); \
 	else \
-		echo "note: promtool not found; install the Debian package prometheus (as root:" \
-			"apt-get install --no-install-recommends prometheus) or the tests in" \
-			"tests/deploy/ that need it skip (and fail when CI is set)"; \
+		echo "note: $(3) not found; install the Debian package $(2) (as root:" \
+			"apt-get install --no-install-recommends $(2)) or the tests in" \
+			"$(4) that need it skip (and fail when CI is set)"; \
 	fi
+endef
+
+tools:
+	$(call apt_tool,command -v promtool >/dev/null 2>&1,prometheus,promtool,tests/deploy/)
+	$(call apt_tool,[ -x /usr/bin/chromium ],chromium,/usr/bin/chromium,tests/review/)
 
 # The Node.js client's dependencies (clients/node/), exactly as its package-lock.json pins them:
 # tests/clients/ runs that client. Without npm, a note, and those tests skip (or fail when CI is

@@ -43,7 +43,7 @@ async def test_liveness_stays_serving_while_the_store_is_unreachable(tmp_path):
     # A database outage makes the server unready (no calls for it), not dead: a liveness probe
     # that followed the store would restart every replica at once, for nothing.
     store = SqliteEventStore(str(tmp_path / "belote.db"))
-    app = TableApp(store, await store.server_secret())
+    app = TableApp(store)
     running = await start("127.0.0.1:0", app, store_check_s=0.05)
     try:
         async with grpc.aio.insecure_channel(running.address) as channel:
@@ -118,7 +118,8 @@ async def test_tokens_stay_out_of_logs_and_exports(server_factory):
 
         export = stub.ExportLog(pb.ExportLogRequest(table_id=table.table_id),
                                 metadata=bearer(REVIEWER_TOKEN))
-        lines = [line async for line in export]
+        *lines, end = [line async for line in export]
+        assert end.head.last_sequence == lines[-1].sequence      # the signed head comes last
         for token in (None, table.host_token, table.tokens[0]):
             err = await rpc_error(_drain(stub.ExportLog(
                 pb.ExportLogRequest(table_id=table.table_id),

@@ -198,8 +198,10 @@ class _CountingWrites:
         self._context, self._sent = context, sent
 
     async def write(self, message) -> None:
-        await self._context.write(message)
+        # Counted as it is handed to grpc: a client that has read it then never scrapes a count
+        # without it (grpc's write returns only after the message went out).
         self._sent.inc()
+        await self._context.write(message)
 
     def __getattr__(self, name: str):
         return getattr(self._context, name)

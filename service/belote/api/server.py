@@ -183,6 +183,7 @@ async def serve(listen: str, store_url: str, reviewer_token: str | None = None, 
                 key_file: str | None = None,
                 grace: float = 5.0, metrics_listen: str | None = None) -> int:
     """``belote serve``: run until SIGTERM or SIGINT, then stop gracefully. Returns the exit code."""
+    from belote.app.export_signing import key_text, public_key
     from belote.app.server_key import load_server_key
     from belote.app.tables import TableApp  # the app pulls in the store and the rules
 
@@ -199,6 +200,8 @@ async def serve(listen: str, store_url: str, reviewer_token: str | None = None, 
     tune_garbage_collection()
     # Tests and scripts read the port from this line (it matters with port 0).
     print(f"listening on {running.address}", flush=True)
+    # A reviewer checks exports with it (`belote replay --key`); GetExportKey serves it too.
+    print(f"export key: {key_text(public_key(server_key))}", flush=True)
     log.info("serving", address=running.address)
     if metrics_listen:
         try:

@@ -152,3 +152,6 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
 
     async def ExportLog(self, request, context):
         await _write_stream(context, "ExportLog", lambda t: self._app.export_log(request, t))
+
+    async def GetExportKey(self, request, context):
+        return await _unary(context, "GetExportKey", lambda _: self._app.get_export_key(request))

@@ -68,6 +68,7 @@ from belote.v1 import events_pb2 as epb
 from belote.v1 import table_service_pb2 as tpb
 
 from . import errors as err
+from .export_signing import key_response, signed_export
 from .identity import Identity
 from .ledgers import RATING_START, Hold, Ledgers, NotEnoughChips, month_of
 from .limits import TABLES_PER_MINUTE, Spectators, Window, WrongPasswords, caller_key
@@ -879,6 +880,7 @@ class TableApp:
             reply.you.CopyFrom(mine or tpb.LeaderboardEntry(player_id=player, rating=RATING_START))
         return reply
 
+    @signed_export      # after the events, their signed head
     async def export_log(self, req: tpb.ExportLogRequest, token: str | None) -> AsyncIterator[epb.LoggedEvent]:
         if not token:
             raise err.unauthenticated("ExportLog needs the reviewer token")
@@ -889,6 +891,9 @@ class TableApp:
         await self._existing(req.table_id)
         for stored in await self.store.read(req.table_id):
             yield logged_event(stored)
+
+    async def get_export_key(self, req: tpb.GetExportKeyRequest) -> tpb.GetExportKeyResponse:
+        return key_response(self.server_key)
 
     # Bots ------------------------------------------------------------------------------------
     def _kick_bots_if_due(self, state: TableState) -> None:
