@@ -81,8 +81,7 @@ from hashlib import sha256
 
 from belote import bots
 from belote.rules import IllegalAction, InvalidOptions
-from belote.rules.actions import Bid, Declare, Play
-from belote.rules.announcements import CARRE
+from belote.rules.actions import Bid, Play
 from belote.rules.auction import PASS
 from belote.rules.game import DEALING, OVER, BeloteCalled
 from belote.store.chain import GENESIS_HASH, event_hash
@@ -90,6 +89,7 @@ from belote.table.codec import (
     _KIND_FROM_PB,
     BOT_LEVEL_NAMES,
     BadMessage,
+    declaration,
     decode_stored,
     encode_body,
 )
@@ -872,8 +872,7 @@ class _Replay:
             a = body.announcement
             if a.kind not in _KIND_FROM_PB:
                 raise BadMessage("announcement.kind", f"unknown announcement kind {a.kind}")
-            k = _KIND_FROM_PB[a.kind]
-            action = Declare(k, a.suit - 1 if k != CARRE and a.suit else -1, a.rank - 1 if k == CARRE else -1)
+            action = declaration(_KIND_FROM_PB[a.kind], a)
         return body.seat, action, body.bot if body.HasField("bot") else None
 
     def _seat_command(self, state: TableState, e: Entry):

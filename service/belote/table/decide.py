@@ -20,7 +20,8 @@ from belote.rules.game import (
     GameOver,
     TrickWon,
 )
-from belote.rules.scoring import DealScore
+from belote.rules.chips import share_pot
+from belote.rules.result import DealResult
 from belote.v1 import events_pb2 as epb
 
 from .codec import (
@@ -252,22 +253,6 @@ def _new_game(state: TableState, first_dealer: int, next_deal: NextDeal) -> list
     return [_ev(game_started=started)] + _deal(game, next_deal)
 
 
-def share_pot(stake: int, paying_seats, winning_team: int) -> list[int]:
-    """SPEC §10: the pot goes to the paying seats of the winning team in equal shares, the
-    remainder to the lowest of them; if none of them paid, every stake goes back. Per seat."""
-    payouts = [0, 0, 0, 0]
-    winners = [s for s in paying_seats if s % 2 == winning_team]
-    if not winners:
-        for s in paying_seats:
-            payouts[s] = stake
-        return payouts
-    share, remainder = divmod(stake * len(paying_seats), len(winners))
-    for s in winners:
-        payouts[s] = share
-    payouts[min(winners)] += remainder
-    return payouts
-
-
 def _chat(state: TableState, command: PostChat) -> list[epb.TableEvent]:
     if state.closed:
         raise Refused("TABLE_CLOSED", "this table is closed")
@@ -369,7 +354,7 @@ def outcome_events(game, outcomes, deal_started: epb.DealStarted | None,
                      for s, a in o.by_seat]
             events.append(_ev(announcements_revealed=epb.AnnouncementsRevealed(
                 announcements=shown, scoring_team=o.scoring_team)))
-        elif isinstance(o, DealScore):
+        elif isinstance(o, DealResult):
             events.append(_ev(deal_scored=deal_scored_to_pb(o, game.deal_number, game.totals)))
             events.append(_reveal(deal_started, game.deck))
             if game.phase == "dealing":

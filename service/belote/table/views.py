@@ -14,6 +14,7 @@ from belote.rules.announcements import Announcement
 from belote.rules.cards import cards_of
 from belote.rules.game import (
     AUCTION,
+    CHOOSING_TRUMP,
     OVER,
     PLAYING,
     complete_hands,
@@ -153,7 +154,7 @@ def _game_view(state: TableState, viewer: int) -> tpb.GameView:
                         winning_team=state.winning_team)
     to_act = state.to_act()
     view.to_act = -1 if to_act is None else to_act
-    if game.phase == AUCTION:
+    if game.phase in (AUCTION, CHOOSING_TRUMP):
         view.phase = tpb.AUCTION
     elif game.phase == PLAYING:
         view.phase = tpb.CARD_PLAY
@@ -161,7 +162,7 @@ def _game_view(state: TableState, viewer: int) -> tpb.GameView:
         view.phase = tpb.GAME_OVER
     else:
         view.phase = tpb.DEAL_OVER
-    if state.deal_started is not None and game.phase in (AUCTION, PLAYING):
+    if state.deal_started is not None and game.phase in (AUCTION, CHOOSING_TRUMP, PLAYING):
         view.deck_commitment = state.deal_started.deck_commitment
         if game.turned_card >= 0:
             view.turned_card.CopyFrom(card_to_pb(game.turned_card))
