@@ -61,33 +61,28 @@ run: install
 	$(BIN)/belote serve
 
 # Tools outside Python that the tests use: promtool (Debian package prometheus) for
-# tests/deploy/. Installed when missing and we are root with apt-get; otherwise a note, and
-# those tests skip (or fail when CI is set).
+# tests/deploy/, and Chromium (Debian package chromium, driven headless by Playwright; never a
+# browser Playwright downloads) for the pages' tests in tests/review/ and tests/web/. Each is
+# installed when missing and we are root with apt-get; otherwise a note, and those tests skip
+# (or fail when CI is set).
+# $(call apt_tool,TEST,PACKAGE,TOOL,TESTS): install Debian's PACKAGE unless the shell TEST passes.
+define apt_tool
+	@if $(1); then \
+		:; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing $(3) (Debian package $(2))"; \
+		apt-get update && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(2); \
+	else \
+		echo "note: $(3) not found; install the Debian package $(2) (as root:" \
+			"apt-get install --no-install-recommends $(2)) or the tests in" \
+			"$(4) that need it skip (and fail when CI is set)"; \
+	fi
+endef
+
 tools:
-	@if command -v promtool >/dev/null 2>&1; then \
-		:; \
-	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		echo "installing promtool (Debian package prometheus)"; \
-		apt-get update && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus; \
-	else \
-		echo "note: promtool not found; install the Debian package prometheus (as root:" \
-			"apt-get install --no-install-recommends prometheus) or the tests in" \
-			"tests/deploy/ that need it skip (and fail when CI is set)"; \
-	fi
-	@# Chromium (Debian package chromium) for the browser tests in tests/web/, driven headless by
-	@# Playwright for Python: never a browser Playwright downloads.
-	@if command -v chromium >/dev/null 2>&1; then \
-		:; \
-	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		echo "installing chromium (Debian package chromium)"; \
-		apt-get update && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; \
-	else \
-		echo "note: chromium not found; install the Debian package chromium (as root:" \
-			"apt-get install --no-install-recommends chromium) or the browser tests in" \
-			"tests/web/ skip (and fail when CI is set)"; \
-	fi
+	$(call apt_tool,command -v promtool >/dev/null 2>&1,prometheus,promtool,tests/deploy/)
+	$(call apt_tool,[ -x /usr/bin/chromium ],chromium,/usr/bin/chromium,tests/review/ and tests/web/)
 
 # The Node.js client's dependencies (clients/node/), exactly as its package-lock.json pins them:
 # tests/clients/ runs that client. Without npm, a note, and those tests skip (or fail when CI is

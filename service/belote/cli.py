@@ -27,18 +27,45 @@ def _env(name: str, default: str | None = None) -> str | None:
 
 # ---------------------------------------------------------------------------------------- serve
 
+class SecretFileError(Exception):
+    pass
+
+
+def reviewer_token(args: argparse.Namespace) -> str | None:
+    """The reviewer token: from --reviewer-token-file (a secret on the command line shows in
+    `ps`), else --reviewer-token; both at once is a mistake."""
+    if not args.reviewer_token_file:
+        return args.reviewer_token
+    if args.reviewer_token:
+        raise SecretFileError("give --reviewer-token or --reviewer-token-file (env "
+                              "BELOTE_REVIEWER_TOKEN or BELOTE_REVIEWER_TOKEN_FILE), not both")
+    try:
+        with open(args.reviewer_token_file, encoding="utf-8") as source:
+            token = source.read().strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SecretFileError(f"cannot read the reviewer token file "
+                              f"{args.reviewer_token_file}: {exc}") from None
+    if not token:
+        raise SecretFileError(f"the reviewer token file {args.reviewer_token_file} is empty")
+    return token
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from belote.api.server import BindError, serve
     from belote.app.server_key import KeyError_
     from belote.store import StoreError
 
+    if args.tables_per_minute < 0:
+        print("belote serve: --tables-per-minute: 0 (no quota) or more", file=sys.stderr)
+        return 2
     try:
-        return asyncio.run(serve(args.listen, args.store, args.reviewer_token, grace=args.grace,
+        return asyncio.run(serve(args.listen, args.store, reviewer_token(args), grace=args.grace,
                                  disconnect_grace=args.disconnect_grace, key_file=args.key_file,
+                                 tables_per_minute=args.tables_per_minute,
                                  metrics_listen=args.metrics_listen or None,
                                  web_listen=args.web_listen or None,
                                  web_origins=tuple(o for o in args.web_origins.split(",") if o)))
-    except (BindError, StoreError, KeyError_) as exc:
+    except (BindError, StoreError, KeyError_, SecretFileError) as exc:
         print(f"belote serve: {exc}", file=sys.stderr)
         return 2
 
@@ -239,7 +266,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"event store URL (env BELOTE_STORE; default {DEFAULT_STORE})")
     serve.add_argument("--reviewer-token", default=_env("BELOTE_REVIEWER_TOKEN"),
                        help="token allowed to call ExportLog (env BELOTE_REVIEWER_TOKEN; "
-                            "default: none, export disabled)")
+                            "default: none, export disabled); prefer --reviewer-token-file")
+    serve.add_argument("--reviewer-token-file", default=_env("BELOTE_REVIEWER_TOKEN_FILE"),
+                       help="file holding the reviewer token, kept off the command line (env "
+                            "BELOTE_REVIEWER_TOKEN_FILE)")
     serve.add_argument("--key-file", default=_env("BELOTE_KEY_FILE"),
                        help="file holding the server's key (32+ bytes or their hex), which tokens "
                             "and signatures derive from; the same on every replica (env "
@@ -265,6 +295,11 @@ def build_parser() -> argparse.ArgumentParser:
                        default=float(_env("BELOTE_DISCONNECT_GRACE", "60")),
                        help="seconds a seated player's watch stream may stay gone before a bot "
                             "takes the seat (env BELOTE_DISCONNECT_GRACE; default 60)")
+    serve.add_argument("--tables-per-minute", type=int,
+                       default=int(_env("BELOTE_TABLES_PER_MINUTE", "30")),
+                       help="CreateTable calls one caller (a guest's address, or a registered "
+                            "player) may make per minute, 0 for no quota (env "
+                            "BELOTE_TABLES_PER_MINUTE; default 30)")
     serve.set_defaults(run=cmd_serve)
 
     demo = commands.add_parser("demo", help="play a game of four bots and print its score")

@@ -5,12 +5,14 @@ for the tests that configure the app (player-token key, starting chips) or drive
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from pathlib import Path
 
 import grpc
 import jwt
 from belote.api.server import start
+from belote.app.server_key import read_key_file
 from belote.app.tables import TableApp
 from belote.store import SqliteEventStore
 from belote.v1 import table_service_pb2 as pb
@@ -33,12 +35,21 @@ def as_player(sub: str, **kw) -> tuple[tuple[str, str], ...]:
 async def embedded_server(workdir: Path, **app_options):
     """(app, stub) of a server on 127.0.0.1:<any port> over the sqlite file `belote.db` in
     `workdir`: two of them on one workdir are two replicas on one store."""
+    async with embedded_address(workdir, **app_options) as (app, address):
+        async with grpc.aio.insecure_channel(address) as channel:
+            yield app, table_service_pb2_grpc.TableServiceStub(channel)
+
+
+@contextlib.asynccontextmanager
+async def embedded_address(workdir: Path, **app_options):
+    """(app, address) of such a server, for a test that makes its own channels."""
     store = SqliteEventStore(str(workdir / "belote.db"))
-    app = TableApp(store, await store.server_secret(), **{"auth_secret": AUTH_SECRET, **app_options})
+    # The session's key (tests/conftest.py): replicas on one workdir share it, as they must.
+    key = read_key_file(os.environ["BELOTE_KEY_FILE"])
+    app = TableApp(store, **{"auth_secret": AUTH_SECRET, "server_key": key, **app_options})
     running = await start("127.0.0.1:0", app)
     try:
-        async with grpc.aio.insecure_channel(running.address) as channel:
-            yield app, table_service_pb2_grpc.TableServiceStub(channel)
+        yield app, running.address
     finally:
         await running.stop(0.5)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import uuid
 
 import grpc
 import pytest
@@ -101,6 +102,12 @@ def test_serve_refuses_a_bad_store_url():
     assert "unsupported store URL" in run.stderr and "Traceback" not in run.stderr
 
 
+def test_serve_refuses_a_negative_table_quota():
+    run = belote("serve", "--listen", "127.0.0.1:0", "--tables-per-minute", "-1")
+    assert run.returncode == 2
+    assert run.stderr == "belote serve: --tables-per-minute: 0 (no quota) or more\n"
+
+
 def test_serve_refuses_a_busy_port(server, tmp_path):
     run = belote("serve", "--listen", server.address, "--store", f"sqlite:///{tmp_path}/b.db")
     assert run.returncode == 2
@@ -120,3 +127,28 @@ def test_load_plays_tables_of_thinking_players_and_reports(server_factory):
     assert re.fullmatch(r"act latency: p50 [\d.]+ ms, p99 [\d.]+ ms \(\d+ acts\)", lines[2])
     assert lines[4] == "errors: 0"
     assert re.fullmatch(r"server: cpu \d+% of a core, rss \d+ KB", lines[5])
+
+
+async def test_serve_takes_the_reviewer_token_from_a_file_kept_off_the_command_line(
+        server_factory, tmp_path):
+    token_file = tmp_path / "reviewer.token"
+    token_file.write_text("reviewer-from-a-file-0123456789\n")
+    proc = server_factory(reviewer_token=None, extra_args=("--reviewer-token-file", str(token_file)))
+    assert not any("reviewer-from-a-file" in arg for arg in proc.proc.args)   # what `ps` shows
+    async with grpc.aio.insecure_channel(proc.address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        created = await stub.CreateTable(pb.CreateTableRequest(request_id=str(uuid.uuid4())))
+        export = stub.ExportLog(pb.ExportLogRequest(table_id=created.table_id),
+                                metadata=(("authorization", "Bearer reviewer-from-a-file-0123456789"),))
+        assert [e.type async for e in export] == ["table_created"]
+
+
+def test_serve_refuses_a_missing_or_empty_reviewer_token_file_or_both_flags(tmp_path):
+    empty = tmp_path / "empty"
+    empty.write_text("\n")
+    for args, said in (((str(tmp_path / "absent"),), "cannot read the reviewer token file"),
+                       ((str(empty),), "is empty"),
+                       ((str(empty), "--reviewer-token", "t"), "not both")):
+        run = belote("serve", "--listen", "127.0.0.1:0", "--metrics-listen", "",
+                     "--store", f"sqlite:///{tmp_path}/x.db", "--reviewer-token-file", *args)
+        assert run.returncode == 2 and said in run.stderr, run.stderr

@@ -17,6 +17,7 @@ pytestmark = pytest.mark.timeout(60)
 
 C = grpc.StatusCode
 PASS = cards_pb2.Action(bid=cards_pb2.Bid(is_pass=True))
+A_UUID = "3f2b8c1e-9d4a-4e7b-a1c5-0b6d2e8f9a73"  # a well-formed id, for requests refused before any write
 
 
 def reason_of(err: grpc.aio.AioRpcError) -> str:
@@ -79,15 +80,19 @@ async def test_unknown_table_is_not_found(stub, four):
 
 # INVALID_ARGUMENT, naming the field ----------------------------------------------------------
 @pytest.mark.parametrize("request_, field", [
-    (pb.CreateTableRequest(preset="whist", request_id="r"), "preset"),
-    (pb.CreateTableRequest(options={"target": "many"}, request_id="r"), "options[target]"),
-    (pb.CreateTableRequest(options={"trumps": "yes"}, request_id="r"), "options[trumps]"),
-    (pb.CreateTableRequest(options={"play": "belgian"}, request_id="r"), "options[undertrump]"),
-    (pb.CreateTableRequest(stake=-1, request_id="r"), "stake"),
-    (pb.CreateTableRequest(private=True, request_id="r"), "password"),
-    (pb.CreateTableRequest(name="n" * 65, request_id="r"), "name"),
+    (pb.CreateTableRequest(preset="whist", request_id=A_UUID), "preset"),
+    (pb.CreateTableRequest(options={"target": "many"}, request_id=A_UUID), "options[target]"),
+    (pb.CreateTableRequest(options={"trumps": "yes"}, request_id=A_UUID), "options[trumps]"),
+    (pb.CreateTableRequest(options={"play": "belgian"}, request_id=A_UUID), "options[undertrump]"),
+    (pb.CreateTableRequest(stake=-1, request_id=A_UUID), "stake"),
+    (pb.CreateTableRequest(private=True, request_id=A_UUID), "password"),
+    (pb.CreateTableRequest(name="n" * 65, request_id=A_UUID), "name"),
     (pb.CreateTableRequest(request_id=""), "request_id"),
     (pb.CreateTableRequest(request_id="r" * 65), "request_id"),
+    (pb.CreateTableRequest(request_id="game-42"), "request_id"),
+    (pb.CreateTableRequest(request_id="00000000-0000-0000-0000-000000000001"), "request_id"),
+    (pb.CreateTableRequest(request_id="{" + A_UUID + "}"), "request_id"),
+    (pb.CreateTableRequest(request_id=A_UUID[:-1]), "request_id"),
 ])
 async def test_bad_create_is_invalid_argument_naming_the_field(stub, request_, field):
     err = await rpc_error(stub.CreateTable(request_))

@@ -125,8 +125,10 @@ def promtool_accepts(text: str) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-async def test_the_seat_of_a_request_is_in_its_log_line_and_no_secret_is(server_factory):
-    proc = server_factory()
+async def test_the_seat_of_a_request_is_in_its_log_line_and_no_secret_is(server_factory, tmp_path):
+    key_file = tmp_path / "server.key"
+    key_file.write_text("5e" * 32)
+    proc = server_factory(extra_args=("--key-file", str(key_file)))
     async with grpc.aio.insecure_channel(proc.address) as channel:
         stub = table_service_pb2_grpc.TableServiceStub(channel)
         table = await new_table(stub, "classic", {"target": "1000"})
@@ -137,13 +139,19 @@ async def test_the_seat_of_a_request_is_in_its_log_line_and_no_secret_is(server_
         await stub.ListTables(pb.ListTablesRequest())
     assert proc.terminate() == 0
     import hashlib
+    import hmac
     import json
+
+    from belote.app.server_key import derive
     lines = [json.loads(line) for line in proc.output().splitlines() if line.startswith("{")]
     acts = [line for line in lines if line.get("event") == "rpc" and line.get("method") == "Act"]
     assert len(acts) == 1
     act = acts[0]
     assert (act["code"], act["table_id"], act["seat"]) == ("OK", table.table_id, seat)
-    assert act["request_id"] == hashlib.sha256(request_id.encode()).hexdigest()[:16]
+    # A hash keyed by the server's key: not the id's plain sha256, which anyone can match.
+    log_key = derive(bytes.fromhex("5e" * 32), "log-hash")
+    assert act["request_id"] == hmac.new(log_key, request_id.encode(), "sha256").hexdigest()[:16]
+    assert act["request_id"] != hashlib.sha256(request_id.encode()).hexdigest()[:16]
     assert act["duration_ms"] >= 0
     assert request_id not in proc.output()
     # Each RPC's line has its own context, nothing of another's.

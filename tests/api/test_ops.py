@@ -21,7 +21,7 @@ from belote.v1 import table_service_pb2 as pb
 from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-from players import REVIEWER_TOKEN, bearer, new_table, rpc_error, watch
+from players import REVIEWER_TOKEN, bearer, new_table, rid, rpc_error, watch
 from prometheus_client.parser import text_string_to_metric_families
 from servers import BELOTE
 
@@ -43,7 +43,7 @@ async def test_liveness_stays_serving_while_the_store_is_unreachable(tmp_path):
     # A database outage makes the server unready (no calls for it), not dead: a liveness probe
     # that followed the store would restart every replica at once, for nothing.
     store = SqliteEventStore(str(tmp_path / "belote.db"))
-    app = TableApp(store, await store.server_secret())
+    app = TableApp(store)
     running = await start("127.0.0.1:0", app, store_check_s=0.05)
     try:
         async with grpc.aio.insecure_channel(running.address) as channel:
@@ -112,13 +112,14 @@ async def test_tokens_stay_out_of_logs_and_exports(server_factory):
                                 private=True, password="hunter2-password")
         # A few refusals too: error paths are where secrets slip into logs.
         for token in (*table.tokens.values(), table.host_token, "made-up-token"):
-            await rpc_error(stub.Act(pb.ActRequest(table_id="no-such-table", request_id="x"),
+            await rpc_error(stub.Act(pb.ActRequest(table_id="no-such-table", request_id=rid()),
                                      metadata=bearer(token)))
         await table.play(random.Random("secrets"))
 
         export = stub.ExportLog(pb.ExportLogRequest(table_id=table.table_id),
                                 metadata=bearer(REVIEWER_TOKEN))
-        lines = [line async for line in export]
+        *lines, end = [line async for line in export]
+        assert end.head.last_sequence == lines[-1].sequence      # the signed head comes last
         for token in (None, table.host_token, table.tokens[0]):
             err = await rpc_error(_drain(stub.ExportLog(
                 pb.ExportLogRequest(table_id=table.table_id),

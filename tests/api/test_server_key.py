@@ -39,3 +39,86 @@ def test_each_purpose_derives_a_key_of_its_own():
     key = bytes(32)
     assert derive(key, "tokens") != derive(key, "log-hash")
     assert derive(key, "tokens") == derive(key, "tokens")
+
+
+async def test_a_copy_of_the_database_gives_back_no_token_and_holds_no_key(server_factory, tmp_path):
+    import secrets
+    import shutil
+    import sqlite3
+
+    import grpc
+    from belote.v1 import table_service_pb2 as pb
+    from belote.v1 import table_service_pb2_grpc
+    from players import rid
+    from servers import ServerProcess
+
+    own_key, other_key = tmp_path / "own.key", tmp_path / "other.key"
+    own_key.write_text(secrets.token_hex(32))
+    other_key.write_text(secrets.token_hex(32))
+    proc = server_factory(extra_args=("--key-file", str(own_key)))
+    create = pb.CreateTableRequest(private=True, password="backup-test", request_id=rid())
+    async with grpc.aio.insecure_channel(proc.address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        created = await stub.CreateTable(create)
+        join = pb.JoinTableRequest(table_id=created.table_id, display_name="ann",
+                                   password="backup-test", request_id=rid())
+        joined = await stub.JoinTable(join)
+    assert proc.terminate() == 0
+    database = proc.workdir / "belote.db"
+    with sqlite3.connect(database) as c:
+        assert c.execute("SELECT name FROM settings").fetchall() == []
+    # Whoever holds a copy, and runs a server on it without the server's key, replays the
+    # very requests (ids, caller and all) and gets neither token back.
+    thief = ServerProcess(tmp_path / "copy", extra_args=("--key-file", str(other_key)))
+    thief.workdir.mkdir()
+    shutil.copy(database, thief.workdir / "belote.db")
+    thief.start()
+    try:
+        async with grpc.aio.insecure_channel(thief.address) as channel:
+            stub = table_service_pb2_grpc.TableServiceStub(channel)
+            again = await stub.CreateTable(create)
+            assert (again.table_id, again.host_token) != (created.table_id, created.host_token)
+            assert again.host_token != created.host_token
+            try:
+                seat = await stub.JoinTable(join)
+                assert seat.seat_token != joined.seat_token
+            except grpc.aio.AioRpcError as err:      # a new join, refused or not: no old token
+                assert joined.seat_token not in err.details()
+    finally:
+        thief.kill()
+
+
+async def test_after_a_key_rotation_tokens_work_and_only_retries_in_flight_change(server_factory,
+                                                                                  tmp_path):
+    import secrets
+
+    import grpc
+    from belote.v1 import table_service_pb2 as pb
+    from belote.v1 import table_service_pb2_grpc
+    from players import bearer, rid
+
+    old_key, new_key = tmp_path / "old.key", tmp_path / "new.key"
+    old_key.write_text(secrets.token_hex(32))
+    new_key.write_text(secrets.token_hex(32))
+    proc = server_factory(extra_args=("--key-file", str(old_key)))
+    create = pb.CreateTableRequest(request_id=rid())
+    async with grpc.aio.insecure_channel(proc.address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        created = await stub.CreateTable(create)
+        joined = await stub.JoinTable(pb.JoinTableRequest(table_id=created.table_id, seat=0,
+                                                          display_name="ann", request_id=rid()))
+    proc.kill()
+    proc.extra_args = ("--key-file", str(new_key))
+    proc.start()
+    async with grpc.aio.insecure_channel(proc.address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        # Tokens handed out before are checked against the log's hashes: they still work.
+        mine = await stub.GetTable(pb.GetTableRequest(table_id=created.table_id),
+                                   metadata=bearer(joined.seat_token))
+        assert mine.your_seat == 0
+        added = await stub.AddBot(pb.AddBotRequest(table_id=created.table_id, request_id=rid()),
+                                  metadata=bearer(created.host_token))
+        assert added.seat == 1
+        # A retry across the rotation is a new request: another table.
+        again = await stub.CreateTable(create)
+        assert again.table_id != created.table_id

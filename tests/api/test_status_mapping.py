@@ -23,6 +23,8 @@ class StandInApp:
     def __init__(self):
         self.error: BaseException | None = None
         self.tokens: list[str | None] = []
+        self.peers: list[str | None] = []
+        self.callers: list = []
         self.closed = False
 
     async def resume(self):
@@ -37,14 +39,20 @@ class StandInApp:
     async def close(self):
         self.closed = True
 
-    async def act(self, req, token):
+    async def act(self, req, token, caller=None):
         self.tokens.append(token)
+        self.callers.append(caller)
         if self.error:
             raise self.error
         return pb.ActResponse(version=7)
 
-    async def watch_table(self, req, token):
+    async def get_table(self, req, token, *, peer=None):
+        self.peers.append(peer)
+        return pb.Table(table_id=req.table_id)
+
+    async def watch_table(self, req, token, *, peer=None):
         self.tokens.append(token)
+        self.peers.append(peer)
         yield events_pb2.TableEvent(sequence=1, table_id=req.table_id)
         if self.error:
             raise self.error
@@ -73,7 +81,7 @@ def details_of(err: grpc.aio.AioRpcError):
     return info, (bad if found_bad else None)
 
 
-ACT = pb.ActRequest(table_id="t1", request_id="r1")
+ACT = pb.ActRequest(table_id="t1", request_id="3f2b8c1e-9d4a-4e7b-a1c5-0b6d2e8f9a73")
 BEARER = (("authorization", "Bearer tok-123"),)
 
 
@@ -121,6 +129,19 @@ async def test_bearer_token_reaches_the_app_and_its_absence_is_none(served):
     await stub.Act(ACT, metadata=(("authorization", "bearer   tok-456 "),))
     await stub.Act(ACT)
     assert app.tokens == ["tok-123", "tok-456", None]
+    # The caller its request ids are scoped to: token, player token, peer host.
+    await stub.Act(ACT, metadata=(("x-player-token", "jwt-1"),))
+    assert [(c.token, c.player_token, c.peer) for c in app.callers] == [
+        ("tok-123", None, "127.0.0.1"), ("tok-456", None, "127.0.0.1"),
+        (None, None, "127.0.0.1"), (None, "jwt-1", "127.0.0.1")]
+
+
+async def test_the_caller_s_host_reaches_the_app_as_its_peer(served):
+    app, stub, _ = served
+    await stub.GetTable(pb.GetTableRequest(table_id="t1"))
+    async for _ in stub.WatchTable(pb.WatchTableRequest(table_id="t1")):
+        pass
+    assert app.peers == ["127.0.0.1", "127.0.0.1"]      # no port: a reconnect is the same caller
 
 
 @pytest.mark.parametrize("value", ["tok-123", "Basic abc", "Bearer", "Bearer  "])

@@ -10,7 +10,7 @@ import random
 from dataclasses import replace
 
 from belote import bots
-from belote.rules import AUCTION, PLAYING, Bid, Game, Play, parse_card, rules_for
+from belote.rules import Bid, Game, Play, parse_card, rules_for
 from belote.rules.auction import PASS
 from belote.table.state import TableState
 from belote.table.views import seat_view
@@ -92,7 +92,7 @@ def random_deals(preset: str, levels, deals: int, seed: int, on_decision=None):
             deck = list(range(32))
             rng.shuffle(deck)
             game.start_deal(deck)
-            while game.phase in (AUCTION, PLAYING):
+            while game.to_act() is not None:
                 seat = game.to_act()
                 view = seat_view(state, seat)
                 action = bots.choose(levels[seat], view, rng.getrandbits(63))

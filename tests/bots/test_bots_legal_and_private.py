@@ -5,10 +5,12 @@ from __future__ import annotations
 
 
 import random
+from dataclasses import replace
 
 import pytest
 from belote.rules import rules_for
 from belote.rules.cards import mask_of
+from belote.rules.options import MAX_STORED_TARGET
 from belote.table.codec import card_from_pb
 from belote.table.decide import Act, CreateTable, JoinSeat, NextDeal, decide
 from belote.table.state import TableState, evolve
@@ -128,7 +130,7 @@ def test_a_declared_announcement_shows_the_same_cards_to_bots_and_to_the_stream(
                     checked += 1
 
     created = epb.TableCreated(name="t", preset="enhanced",
-                               options=rules_for("enhanced", {"target": "100000"}).as_strings())
+                               options=replace(rules_for("enhanced"), target=MAX_STORED_TARGET).as_strings())
     run(CreateTable(created))
     for seat in range(4):
         run(JoinSeat(seat, "p", bytes([seat]) * 32))

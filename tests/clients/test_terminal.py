@@ -75,7 +75,7 @@ async def test_a_game_against_three_bots(server):
         await until(pilot, lambda: "Table created" in app.screen_text(), what="the log's first lines")
         text = app.screen_text()
         assert f"Table {app.table_id}" in text and "to 1 points" in text
-        assert "North: normal bot; East: normal bot; West: normal bot" in text
+        assert "North (partner): normal bot; East: normal bot; West: normal bot" in text
 
         async def refuse_one_card():
             """Once, in the card play, press a card the rules forbid: the server's own
@@ -106,7 +106,7 @@ async def test_a_game_against_three_bots(server):
     # What the screen showed along the way.
     lines = "\n".join(seen)
     assert "Your hand:" in lines and "Your turn" in lines
-    assert "Trump: " in lines and ", taken by " in lines and "Score: us" in lines
+    assert "Trump: " in lines and ", taken by " in lines and "Score: you & partner" in lines
     assert "Last trick:" in lines
     assert "Game over:" in final and "Press" in final
     log = "\n".join(app.log_lines)

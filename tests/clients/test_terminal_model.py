@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from belote_client import parse_card
 
-from belote.play.model import Player, TableModel, describe, hand_text, prompt_text, status_text
+from belote.play.model import (
+    Player,
+    TableModel,
+    describe,
+    hand_text,
+    prompt_text,
+    status_text,
+    table_text,
+)
 from belote.v1 import cards_pb2 as c
 from belote.v1 import events_pb2 as ev
 from belote.v1 import table_service_pb2 as pb
@@ -33,7 +41,20 @@ def test_seats_are_named_from_where_the_player_sits():
     assert [cw.position(s) for s in range(4)] == ["North", "East", "You", "West"]
     model = TableModel(Player(0), table=table())
     assert model.name(0) == "You" and model.name(1) == "East (Bob)"
-    assert model.name(2) == "North (normal bot)"
+    assert model.name(2) == "North, your partner (normal bot)"
+
+
+def test_the_partner_is_named_as_such():
+    """North is the partner: the compass, the legend and the scores say so (not only us/them)."""
+    model = TableModel(Player(1), table=table(seat=1, contract=c.CONTRACT_SPADES))
+    # Seat 1 (Ana) plays with seat 3 (a bot); Bob sits at seat 2, on her right.
+    text = table_text(model).plain
+    assert "North (partner)" in text.splitlines()[0]
+    assert "North (partner): normal bot; East: Bob; West: normal bot" in text
+    assert "Score: you & partner 80 · East & West 120" in status_text(model, "h:1").plain
+    model.table.status, model.table.game.winning_team = pb.FINISHED, 1
+    assert prompt_text(model).plain.startswith(
+        "Game over: you and your partner win, you & partner 80 · East & West 120.")
 
 
 def test_cards_are_numbered_in_the_sorted_hand_and_only_legal_ones_have_keys():
@@ -71,12 +92,13 @@ def test_bids_and_announcements_get_letters():
     assert "u=couleur of 5 ♥ (50)" in prompt_text(model).plain
 
 
-def test_status_shows_trump_taker_deal_and_scores_for_us_and_them():
+def test_status_shows_trump_taker_deal_and_scores_for_both_teams():
     model = TableModel(Player(1), table=table(seat=1, contract=c.CONTRACT_SPADES))
     text = status_text(model, "127.0.0.1:50051").plain
     assert "Trump: ♠ spades, taken by You" in text
     assert "deal 2, trick 3/8 · dealer North" in text
-    assert "Score: us 80 · them 120" in text  # seat 1 is team 1
+    assert "you: Ana, seat 1 ·" in text
+    assert "Score: you & partner 80 · East & West 120" in text  # seat 1 is team 1
     waiting = table()
     waiting.status = pb.WAITING_FOR_PLAYERS
     text = status_text(TableModel(Player(0), table=waiting), "h:1").plain
@@ -101,14 +123,22 @@ def test_log_lines():
                                             length=3, points=20),
         cards=[parse_card(x) for x in ("Js", "Qs", "Ks")])])
     assert line(announcements_revealed=revealed) == (
-        "Announcements: North: tierce to the K♠ (20) [J♠ Q♠ K♠] — we score them")
+        "Announcements: North: tierce to the K♠ (20) [J♠ Q♠ K♠] — you and your partner score them")
     scored = ev.DealScored(deal_number=2, outcome=ev.MADE, explanation="taker 92 > defence 70",
                            deal_score=[70, 92], totals=[190, 172])
     assert line(deal_scored=scored) == ("Deal 2 scored, made: taker 92 > defence 70. "
-                                        "This deal us 70 · them 92; total us 190 · them 172")
+                                        "This deal you & partner 70 · East & West 92; "
+                                        "total you & partner 190 · East & West 172")
     ended = ev.GameEnded(winning_team=1, totals=[900, 1010])
-    assert line(game_ended=ended) == "Game over: they win, us 900 · them 1010"
+    assert line(game_ended=ended) == ("Game over: East and West win, "
+                                      "you & partner 900 · East & West 1010")
+    assert line(seat_reclaimed=ev.SeatReclaimed(seat=0)) == "You took your seat back from the bot"
+    assert line(seat_reclaimed=ev.SeatReclaimed(seat=1)) == "East is back"
     assert line(deck_revealed=ev.DeckRevealed(deal_number=2)) is None
+    # A spectator's message is told as a spectator's whatever its name and seat field.
+    said = ev.ChatPosted(seat=0, display_name="Alice", text="I have the jack", spectator=True)
+    assert line(chat_posted=said) == "» Alice (spectator): I have the jack"
+    assert line(chat_posted=ev.ChatPosted(seat=2, display_name="Bob", text="hi")) == "» Bob (North): hi"
 
 
 def test_the_last_trick_is_kept_from_the_events():

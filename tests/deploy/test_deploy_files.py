@@ -293,6 +293,28 @@ def test_deployment_env_comes_from_the_configmap_and_the_secret():
     assert not {"BELOTE_STORE", "BELOTE_REVIEWER_TOKEN"} & set(config["data"])
 
 
+def test_the_server_key_file_is_mounted_from_a_secret_in_kubernetes_and_compose():
+    objects = k8s_objects()
+    key_file = objects["ConfigMap"]["data"]["BELOTE_KEY_FILE"]
+    directory, name = key_file.rsplit("/", 1)
+    container = _container(objects)
+    mounts = {m["name"]: m for m in container["volumeMounts"]}
+    volumes = {v["name"]: v for v in objects["Deployment"]["spec"]["template"]["spec"]["volumes"]}
+    (mount,) = [m for m in mounts.values() if m["mountPath"] == directory]
+    assert mount["readOnly"] is True
+    secret = volumes[mount["name"]]["secret"]
+    assert secret["secretName"] == "belote-secrets"
+    assert secret["items"] == [{"key": name, "path": name}]
+    assert secret["defaultMode"] & 0o007 == 0, "not readable by others"
+    assert name in load_yaml(K8S / "secret.example.yaml")["stringData"]
+    doc = compose()
+    for svc in belote_services(doc).values():
+        assert svc["secrets"] == ["belote-key"]
+        assert svc["environment"]["BELOTE_KEY_FILE"] == "/run/secrets/belote-key"
+    assert doc["secrets"]["belote-key"]["file"] == "./server.key"
+    assert "server.key" in (DEPLOY / ".gitignore").read_text().split()
+
+
 def test_service_hpa_and_pdb_point_at_the_deployment():
     objects = k8s_objects()
     deployment = objects["Deployment"]

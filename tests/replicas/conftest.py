@@ -86,13 +86,16 @@ class Replica:
     def start(self, timeout: float = 30.0) -> str:
         out = self.workdir / f"{self.name}.stdout.txt"
         err = self.workdir / f"{self.name}.stderr.txt"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("BELOTE_")}
+        # Replicas share the session's key file (tests/conftest.py), as replicas must.
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith("BELOTE_") or k == "BELOTE_KEY_FILE"}
         env["BELOTE_METRICS_LISTEN"] = ""  # no metrics port: a fixed one would clash
+        env["BELOTE_KEY_FILE"] = os.environ["BELOTE_KEY_FILE"]  # one key for every replica
         env["BELOTE_WEB_LISTEN"] = ""  # nor a web port
         with open(out, "wb") as o, open(err, "wb") as e:
             self.proc = subprocess.Popen(
                 [*BELOTE, "--log-level", "info", "serve", "--listen", "127.0.0.1:0",
-                 "--store", self.store_url, "--grace", "2"],
+                 "--store", self.store_url, "--grace", "2", "--tables-per-minute", "0"],
                 stdout=o, stderr=e, stdin=subprocess.DEVNULL, cwd=self.workdir, env=env)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -123,11 +126,12 @@ class Replica:
 
 @pytest.fixture
 def replicas(tmp_path, database):
-    """start(n) -> n replicas on the test's database (started in parallel); all killed after."""
+    """start(n) -> n replicas on the test's database (started in parallel); all killed after.
+    ``store_url``: another way to it (e.g. through a proxy)."""
     made: list[Replica] = []
 
-    def start(n: int) -> list[Replica]:
-        new = [Replica(tmp_path, database, f"replica{len(made) + i}") for i in range(n)]
+    def start(n: int, store_url: str | None = None) -> list[Replica]:
+        new = [Replica(tmp_path, store_url or database, f"replica{len(made) + i}") for i in range(n)]
         made.extend(new)
         from concurrent.futures import ThreadPoolExecutor
         with ThreadPoolExecutor(n) as pool:

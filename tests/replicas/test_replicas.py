@@ -27,7 +27,7 @@ from belote.store import open_store, verify_chain
 from belote.table.codec import card_from_pb, contract_from_pb, decode_stored
 from belote.table.state import TableState, evolve
 from belote.v1 import table_service_pb2 as pb
-from clients import Client, Cluster, Player, create_table
+from clients import Client, Cluster, Player, create_table, rid
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -373,7 +373,7 @@ async def test_two_replicas_count_one_table_s_spectators_and_wrong_passwords_tog
     calls = []
     try:
         created = await cluster.stubs[0].CreateTable(pb.CreateTableRequest(
-            private=True, password="sesame", request_id="spectated"))
+            private=True, password="sesame", request_id=rid()))
         table_id = created.table_id
         calls = [stub.WatchTable(pb.WatchTableRequest(table_id=table_id, password="sesame"))
                  for stub in cluster.stubs for _ in range(25)]

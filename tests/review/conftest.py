@@ -13,7 +13,7 @@ import asyncio
 
 import pytest
 from belote.review.sample import sample_logs
-from review_helpers import EXTRA, GAMES, Samples
+from review_helpers import EXTRA, GAMES, SERVER_KEY, Samples
 
 
 @pytest.fixture(scope="session")
@@ -21,5 +21,7 @@ def samples(tmp_path_factory) -> Samples:
     directory = tmp_path_factory.mktemp("review-store")
     games = [(preset, seats, {"options": options, "seed": i, **EXTRA.get(preset, {})})
              for i, (preset, (seats, options)) in enumerate(GAMES.items())]
-    exports = asyncio.run(sample_logs(games, directory=str(directory)))
-    return Samples(f"sqlite:///{directory}/sample.db", dict(zip(GAMES, exports)))
+    exports = asyncio.run(sample_logs(games, directory=str(directory), server_key=SERVER_KEY))
+    # The events, and apart the head line each export ends with.
+    return Samples(f"sqlite:///{directory}/sample.db", {p: e[:-1] for p, e in zip(GAMES, exports)},
+                   {p: e[-1] for p, e in zip(GAMES, exports)})

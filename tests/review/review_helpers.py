@@ -113,10 +113,15 @@ EXTRA = {"classic": {"chat": True},
          "enhanced": {"leave": (0, 8)}}
 
 
+# The sample app's server key: its exports' heads are signed with a key derived from it.
+SERVER_KEY = bytes(range(32))
+
+
 @dataclass
 class Samples:
     store_url: str
-    logs: dict          # preset -> list[LoggedEvent]
+    logs: dict          # preset -> list[LoggedEvent]: the export's events
+    heads: dict         # preset -> LoggedEvent: the export's last line, its signed head
 
     def table_id(self, preset: str) -> str:
         return self.logs[preset][0].table_id

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from belote.review import report
@@ -160,7 +161,9 @@ def test_the_reports_tell_what_happened_around_the_table(samples):
         [(0, "normal")]
 
     page = report.as_html(review(entries_of(samples.logs["classic"]), check_bots=False))
-    assert "<p class='small chat'>spectator: &#x27;kibitzer&#x27; says “what a lead!”" in page
+    # In its place among the tricks (the spectator speaks at a human's 6th move).
+    assert re.search(r"<b>chat</b> a spectator: &#x27;kibitzer&#x27; says “what a lead!” · (during|after) "
+                     r"trick \d · #\d+</div>", page)
     assert "Table closed: the rematch vote ran out" in page
     page = report.as_html(review(entries_of(samples.logs["kamikaze"]), check_bots=False))
     assert "payouts: seat 1 gets 10" in page and "votes for a rematch" in page

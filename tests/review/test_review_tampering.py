@@ -494,3 +494,54 @@ def test_a_time_that_is_no_timestamp_is_a_finding_not_a_crash(samples, kind, che
 def _name(card: int) -> str:
     from belote.rules.cards import card_name
     return card_name(card)
+
+
+def test_every_illegal_card_is_listed_the_replay_going_on_at_the_next_deal(samples):
+    # Two cards not held, in two deals: the replay cannot play the first, takes the log's word for
+    # the rest of that deal, deals the next deal's deck on its game and finds the second too.
+    log = clone(samples.logs["classic"])
+    deals = [i for i, m in enumerate(log) if m.type == "deal_started"]
+    assert len(deals) >= 3
+    changed = []
+    for start in (deals[0], deals[2]):           # chosen on the log as it was
+        i = index_of(log, "card_played", lambda m: not m.event.card_played.HasField("bot"), start=start)
+        state = state_before(log, i)
+        seat = log[i].event.card_played.seat
+        changed.append((i, next(c for c in range(32) if not state.game.play.hands[seat] >> c & 1
+                                and c not in state.game.play.trick)))
+    for i, card in changed:
+        set_card(log, i, card)
+    changed = [i + 1 for i, _ in changed]
+    result = findings(rechain(log))
+    assert [(v.sequence, v.check, v.rule) for v in result.violations] == \
+        [(changed[0], "legal", "CARD_NOT_IN_HAND"), (changed[1], "legal", "CARD_NOT_IN_HAND")]
+    went_on = [n for n in result.notes if "went on at seq" in n]
+    assert len(went_on) == 2
+    assert f"stopped at seq {changed[0]}" in went_on[0] and "where the log deals again" in went_on[0]
+    assert f"stopped at seq {changed[1]}" in went_on[1]
+
+
+def test_an_illegal_card_and_a_wrong_score_later_are_both_listed(samples):
+    log = clone(samples.logs["classic-501"])
+    i = index_of(log, "card_played", lambda m: not m.event.card_played.HasField("bot"), start=20)
+    state = state_before(log, i)
+    seat = log[i].event.card_played.seat
+    set_card(log, i, next(c for c in range(32) if not state.game.play.hands[seat] >> c & 1
+                          and c not in state.game.play.trick))
+    later = [k for k, m in enumerate(log) if m.type == "deal_scored"][-1]
+    log[later].event.deal_scored.totals[0] += 20
+    result = findings(rechain(log), check_bots=False)
+    assert [(v.sequence, v.check) for v in result.violations] == \
+        [(i + 1, "legal"), (later + 1, "derived")]
+    assert result.violations[1].message == "deal_scored.totals is not what the rules give"
+
+
+def test_a_time_finer_than_the_hash_covers_is_caught(samples):
+    # The chain hashes microseconds: nanoseconds added to a time leave every hash as it was.
+    log = clone(samples.logs["classic"])
+    i = index_of(log, "chat_posted")
+    log[i].time.nanos = log[i].event.time.nanos = log[i].time.nanos + 500
+    assert rechain(clone(log))[i].hash == log[i].hash
+    (v,) = findings(log, check_bots=False).violations
+    assert (v.sequence, v.check) == (i + 1, "envelope")
+    assert v.message.startswith("the event's time has a part finer than a microsecond")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from belote.rules import Bid, Game, Play, card_name, cards_of, contract_table, parse_card, rules_for
 from belote.rules.auction import PASS
 from belote.rules.play import STANDARD, CardPlay
-from belote.rules.scoring import DealScore
+from belote.rules.result import DealResult, DealScore
 
 C, D, H, S = 0, 1, 2, 3
 
@@ -127,10 +127,15 @@ def new_game(preset: str = "classic", **overrides) -> Game:
     return Game(rules_for(preset, {k: v for k, v in overrides.items()}))
 
 
-def deal_score(outcomes: list) -> DealScore:
-    found = [o for o in outcomes if isinstance(o, DealScore)]
+def deal_result(outcomes: list) -> DealResult:
+    found = [o for o in outcomes if isinstance(o, DealResult)]
     assert len(found) == 1
     return found[0]
+
+
+def deal_score(outcomes: list) -> DealScore:
+    """The deal's figures as its DealScored event writes them."""
+    return deal_result(outcomes).as_deal_score()
 
 
 def play_first_legal(game: Game) -> list:

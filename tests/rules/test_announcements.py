@@ -18,6 +18,7 @@ from belote.rules import (
     score_deal,
 )
 from belote.rules.announcements import classic_announcements, classic_scoring_team, enhanced_options
+from belote.rules.cards import ACE
 from belote.rules.play import belote_cards
 from rules_helpers import (
     SUIT_PER_SEAT,
@@ -282,7 +283,7 @@ def test_enhanced_one_announcement_each_at_its_own_turn_in_the_first_trick():
     """
     game = enhanced_game()
     assert game.legal_actions() == [
-        Declare("couleur", D), Declare("quinte_flush", D), Declare("chelem_couleur", D),
+        Declare("couleur", D), Declare("quinte_flush", D, ACE), Declare("chelem_couleur", D),
         Declare("capot_annonce"), *[Play(c) for c in range(8, 16)]]
     assert refused(game, 2, Declare("chelem_couleur", H)) == (
         "NOT_YOUR_TURN", "it is seat 1's turn, not seat 2's")

@@ -7,7 +7,10 @@ import random
 import pytest
 from belote.rules import (
     ALL_TRUMP,
+    AUCTION,
+    CHOOSING_TRUMP,
     NO_TRUMP,
+    PLAYING,
     PASS,
     PRESETS,
     AllPassed,
@@ -264,6 +267,37 @@ def test_forced_trump_the_eldest_must_choose_any_of_the_four_suits():
         dealt(3, 4, 5, 14, 15, 23, 24, 25),
         dealt(6, 7, 8, 16, 17, 26, 27, 28),
     ]
+
+
+def test_forced_trump_the_eldest_chooses_holding_its_eight_cards():
+    """SPEC §2 «forced_trump (sheet 000 Belgian default): the eldest must take; it receives the
+    turned card plus 2, the others 3, and it then chooses any of the 4 suits as trump (a suit,
+    never SA or TA).»
+
+    Sheet 000: "les mains sont complétées et le premier joueur choisit". The choice is a phase
+    of its own, and while the eldest (seat 1) chooses, every hand is already complete: the old
+    code still showed the 5 dealt cards until the trump was named.
+    """
+    game = Game(rules_for("belgian"))
+    game.start_deal(DECK)
+    assert (game.phase, game.auction_round) == (AUCTION, 1)
+    bid(game, *["pass"] * 4)
+    assert (game.phase, game.auction_round) == (AUCTION, 2)
+    bid(game, *["pass"] * 4)
+    assert (game.phase, game.auction_round, game.to_act()) == (CHOOSING_TRUMP, None, 1)
+    assert game.phase == "choosing_trump"
+    assert [names(game.hand(s)) for s in range(4)] == [
+        dealt(9, 10, 11, 18, 19, 29, 30, 31),
+        dealt(0, 1, 2, 12, 13, 20, 21, 22),          # the turned card d[20] and 2 more
+        dealt(3, 4, 5, 14, 15, 23, 24, 25),
+        dealt(6, 7, 8, 16, 17, 26, 27, 28),
+    ]
+    assert game.legal_actions() == [Bid(C), Bid(D), Bid(H), Bid(S)]
+    assert game.legal_actions(0) == []
+    assert bid(game, OTHERS[2]) == [ContractSettled(1, OTHERS[2], True)]
+    assert game.phase == PLAYING
+    assert [game.hand(s).bit_count() for s in range(4)] == [8, 8, 8, 8]
+    assert names(game.hand(1)) == dealt(0, 1, 2, 12, 13, 20, 21, 22)
 
 
 def test_forced_trump_with_no_trump_bidding_still_names_a_suit():

@@ -33,8 +33,8 @@ def deal_272_0(game: Game) -> list:
 
 
 @pytest.mark.parametrize("totals, target, winner", [
-    ((999, 0), 1000, -1), ((1000, 0), 1000, 0), ((0, 1001), 1000, 1), ((1010, 1005), 1000, 0),
-    ((1005, 1010), 1000, 1), ((1000, 1000), 1000, -1), ((1200, 1200), 1000, -1), ((100, 99), 101, -1),
+    ((999, 0), 1000, None), ((1000, 0), 1000, 0), ((0, 1001), 1000, 1), ((1010, 1005), 1000, 0),
+    ((1005, 1010), 1000, 1), ((1000, 1000), 1000, None), ((1200, 1200), 1000, None), ((100, 99), 101, None),
     ((101, 99), 101, 0),
 ])
 def test_game_winner(totals, target, winner):
@@ -98,7 +98,7 @@ def test_tied_over_the_target_the_game_goes_on():
     game.totals = [758, 990]
     out = deal_252_20(game)
     assert not any(isinstance(o, GameOver) for o in out)
-    assert (game.phase, game.totals, game.winner, game.dealer) == ("dealing", [1010, 1010], -1, 0)
+    assert (game.phase, game.totals, game.winner, game.dealer) == ("dealing", [1010, 1010], None, 0)
     out = deal_272_0(game)
     assert out[-1] == GameOver(0, (1282, 1010))
 

@@ -106,10 +106,18 @@ def test_unknown_preset_option_or_value_lists_the_valid_ones():
         "belote_in_contract", "option belote_in_contract: 'maybe' is not a flag (use true or false)")
     assert refusal("classic", {"target": "lots"}) == (
         "target", "option target: 'lots' is not a whole number")
-    assert refusal("classic", {"target": 0}) == ("target", "option target: must be between 1 and 100000")
+    assert refusal("classic", {"target": 0}) == ("target", "option target: must be between 1 and 10000")
+    assert refusal("classic", {"target": 10_001}) == ("target", "option target: must be between 1 and 10000")
     assert refusal("classic", {"first_dealer": 4}) == (
         "first_dealer", "option first_dealer: must be a seat 0, 1, 2 or 3")
     assert isinstance(InvalidOptions("x"), ValueError)
+
+
+def test_a_new_table_plays_to_10000_at_most_and_every_preset_far_below():
+    assert rules_for("classic", {"target": "10000"}).target == 10_000
+    assert max(rules_for(p).target for p in PRESETS) <= 10_000 // 9
+    # The log of a table made when 100000 was allowed still reads.
+    assert rules_from_strings({**rules_for("classic").as_strings(), "target": "100000"}).target == 100_000
 
 
 @pytest.mark.parametrize("preset, overrides, field, message", [

@@ -32,7 +32,8 @@ from belote.rules import (
     TrickWon,
     rules_for,
 )
-from belote.rules.scoring import DealScore, game_winner
+from belote.rules.result import DealResult
+from belote.rules.scoring import game_winner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -179,7 +180,8 @@ def play_game(rules, seed: int, max_deals: int = 80):
         outcomes += out
         if any(isinstance(o, AllPassed) for o in out):
             assert game.totals == totals_before and game.reserve == reserve_before
-            assert game.dealer == (dealer + 1) % 4 and not any(isinstance(o, DealScore) for o in out)
+            assert game.dealer == (dealer + 1) % 4 and not any(isinstance(o, DealResult) for o in out)
+            assert game.last_result.redeal and game.last_result.reserve_waiting == reserve_before
             continue
         # Every card exactly once; each seat plays the 8 cards it was dealt.
         assert sorted(c for cs in played.values() for c in cs) == list(range(32))
@@ -190,7 +192,9 @@ def play_game(rules, seed: int, max_deals: int = 80):
         assert [t.number for t in tricks] == list(range(1, 9))
         table = game.play.table
         assert sum(t.points for t in tricks) == table.deal_total
-        score = next(o for o in out if isinstance(o, DealScore))
+        result = next(o for o in out if isinstance(o, DealResult))
+        assert result is game.last_result and not result.redeal
+        score = result.as_deal_score()
         won = [sum(1 for t in tricks if t.winner % 2 == team) for team in (0, 1)]
         capot = 8 in won
         assert sum(score.trick_points) == (table.capot_points if capot else table.deal_total)
@@ -207,7 +211,7 @@ def play_game(rules, seed: int, max_deals: int = 80):
         over = [o for o in out if isinstance(o, GameOver)]
         if over:
             assert over == [GameOver(game.winner, tuple(game.totals))]
-            assert game_winner(totals_before, rules.target) == -1
+            assert game_winner(totals_before, rules.target) is None
             assert max(game.totals) >= rules.target
             assert game.totals[game.winner] > game.totals[1 - game.winner]
         else:

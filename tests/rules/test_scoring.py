@@ -17,16 +17,20 @@ from belote.rules import (
     contract_table,
     rules_for,
 )
+from belote.rules.result import Outcome
 from belote.rules.scoring import belgian_tens, score_deal
 from rules_helpers import (
     SUIT_PER_SEAT,
     D,
     H,
     bid,
+    deal_result,
     deal_score,
     deck_for,
+    deck_none,
     play_first_legal,
     play_litige_deal,
+    play_tricks,
 )
 
 TRUMP = contract_table("standard", H)
@@ -191,16 +195,16 @@ def test_capot_annonce_plus_250_both_ways():
 
 
 def test_a_capot_by_the_taker_is_compared_like_any_other_deal():
-    """SPEC §7 «A capot by the taker is compared like any other deal; a capot by the defence is a
-    failed contract.»
+    """SPEC §7 «A capot by the taker is compared like any other deal»
     SPEC §7 «Failed (dedans): the defence scores the deal's trick total (162 / 258 / 130 / 164,
     or the capot value) plus the scoring announcements of both teams; each team keeps its own
     belote; the taker scores nothing else.»
+    SPEC §7 «A taker's capot that still fails (the defence's belote and announcements outweigh
+    it) gives the defence the capot value (252, or 25 in tens), not 162.»
 
-    Choice where the SPEC is silent: the taker takes all 8 tricks (252) but the defence holds
-    the best announcements, a carré of 9s, a carré of aces and a tierce (270): the contract
-    fails, and the defence scores the deal's trick total, which is the capot value 252, plus
-    the 270.
+    The taker takes all 8 tricks (252) but the defence holds the best announcements, a carré of
+    9s, a carré of aces and a tierce (270): the contract fails, and the defence scores the
+    capot value 252 (25 in tens), plus the 270.
     """
     s = score("belgian-open", TRUMP, (162, 0), tricks=(8, 0), ann=(0, 270))
     assert (s.outcome, s.contract_points, s.deal_score) == ("failed", (252, 270), (0, 522))
@@ -212,11 +216,31 @@ def test_a_capot_by_the_taker_is_compared_like_any_other_deal():
     assert s.explanation == "defence took all 8 tricks: capot against the taker, contract failed"
 
 
+def test_a_capot_by_the_defence_is_failed_before_contract_points_are_compared():
+    """SPEC §7 «A capot by the taker is compared like any other deal; a capot by the defence is a
+    failed contract, whatever the contract points (it is settled before they are compared).»
+
+    Issue 17's example: belgian-open, taker seat 2, tricks (0, 8), belote (20, 0),
+    announcements (250, 0): the taker's 270 contract points outweigh the defence's 252, yet the
+    contract fails; the old code said made, (270, 252).
+    """
+    s = score("belgian-open", TRUMP, (0, 162), taker=2, tricks=(0, 8), belote=(20, 0), ann=(250, 0))
+    assert (s.outcome, s.contract_points, s.deal_score) == ("capot_against", (270, 252), (20, 502))
+    assert s.explanation == "defence took all 8 tricks: capot against the taker, contract failed"
+    # In tens the defence scores 25 + 25 and the taker keeps its belote: no negative share.
+    tens = score("belgian", TRUMP, (0, 162), taker=2, tricks=(0, 8), belote=(20, 0), ann=(250, 0))
+    assert (tens.outcome, tens.deal_score) == ("capot_against", (2, 50))
+    # Contract points equal at 252: failed too, not a litige (no reserve).
+    tied = score("belgian-open", TRUMP, (0, 162), taker=2, tricks=(0, 8), belote=(20, 0), ann=(232, 0))
+    assert (tied.outcome, tied.deal_score, tied.reserve_created) == ("capot_against", (20, 484), 0)
+
+
 # Litige ----------------------------------------------------------------------------------------
 def test_litige_reserve_defence_scores_its_points_taker_points_go_to_the_reserve():
     """SPEC §7 «Litige (equal contract points), litige:»
     SPEC §7 «reserve (sheets 000, 001, 003): the defence scores its own points; the taker's trick
-    points plus its scoring announcements go into a reserve (its belote is scored at once).»
+    points plus its scoring announcements go into a reserve (its belote is scored at once;
+    enhanced announcements are never reserved: each team scores its own at once, §6).»
 
     belgian-open: taker 61 + tierce 20 + belote 20 = 101 = defence 101.
     """
@@ -226,6 +250,39 @@ def test_litige_reserve_defence_scores_its_points_taker_points_go_to_the_reserve
     assert (s.outcome, s.contract_points) == ("litige_reserve", (101, 101))
     assert (s.deal_score, s.reserve_created, s.reserve_pending) == ((20, 101), 81, 81)
     assert s.explanation == "litige 101 = 101: defence scores its points, taker's 81 go to the reserve"
+
+
+def test_enhanced_announcements_are_never_reserved():
+    """SPEC §7 «enhanced announcements are never reserved: each team scores its own at once, §6).»
+    SPEC §6 «Announcements never count in the contract, and each team always scores its own
+    declared announcements, whatever the contract's result.»
+
+    Issue 17's example, played: kamikaze with announcements=enhanced, dealer 0; seat 1 (the
+    taker, TA) declares its couleur of hearts and the tricks split 129 = 129. The defence scores
+    129 x 3, the taker's team its couleur 50 x 3 at once, and only the taker's 129 trick points
+    x 3 wait in the reserve; the old code reserved the couleur too ((387, 0), reserve 537).
+    """
+    game = Game(rules_for("kamikaze", {"announcements": "enhanced"}))
+    game.start_deal(deck_none(ENHANCED_LITIGE_HANDS, dealer=0))
+    game.apply(1, Declare("couleur", H))
+    result = deal_result(play_tricks(game, *ENHANCED_LITIGE_TRICKS))
+    assert (result.outcome, result.trick_points, result.announcements, result.contract_points) == (
+        Outcome.LITIGE, (129, 129), (0, 50), (129, 129))
+    assert (result.score, result.deal_score, result.multiplier) == ((387, 150), (387, 150), 3)
+    assert (result.reserve_created, result.reserve_waiting, game.reserve) == (387, 387, 387)
+    assert game.totals == [387, 150]
+    # The +250 the taker's team wins from the defence's failed capot annoncé is scored at once
+    # too (the old code reserved it: reserve 332).
+    s = score("enhanced", ENH, (82, 82), capot_announced=1, litige="reserve")
+    assert (s.outcome, s.announcements, s.deal_score, s.reserve_created) == (
+        "litige_reserve", (250, 0), (250, 82), 82)
+
+
+# Kamikaze + enhanced announcements, dealer 0: seat 1 takes TA with five hearts (a couleur).
+ENHANCED_LITIGE_HANDS = {0: "JC QC 9D JD KD JS KS AS", 1: "7D 10D 9H 10H JH QH AH 10S",
+                         2: "8C 9C KC AC KH 8S 9S QS", 3: "7C 10C 8D QD AD 7H 8H 7S"}
+ENHANCED_LITIGE_TRICKS = ("10S 9S 7S JS", "QC 10D 9C 7C", "KH 8H AS AH", "7D 8C 8D 9D",
+                          "JC 10H KC 10C", "KD QH QS AD", "7H KS 9H AC", "JH 8S QD JD")
 
 
 def test_the_next_decisive_deal_winner_takes_the_whole_reserve():

@@ -70,6 +70,30 @@ class SqliteBackend:
             c.execute("DELETE FROM events WHERE table_id = ? AND sequence = ?",
                       (table_id, sequence))
 
+    def settings(self) -> dict[str, bytes]:
+        with self._raw() as c:
+            return {n: bytes(v) for n, v in c.execute("SELECT name, value FROM settings")}
+
+    def make_old_store(self, secret: bytes, request: tuple[str, str]) -> None:
+        """A database of the schema before request fingerprints: its server secret in the
+        settings, and one request (table, request id) of one event."""
+        from belote.store.sqlite import MIGRATIONS
+
+        with self._raw() as c:
+            for migration in MIGRATIONS[:3]:
+                migration(c)
+            c.execute("CREATE TABLE schema_version (id INTEGER PRIMARY KEY, version INTEGER)")
+            c.execute("INSERT INTO schema_version VALUES (1, 3)")
+            c.execute("INSERT INTO settings VALUES ('server_secret', ?)", (secret,))
+            c.execute("INSERT INTO events VALUES (?, 1, 'e', 1, x'01', ?, 0, ?, ?)",
+                      (*request, GENESIS_HASH, GENESIS_HASH))
+            c.execute("INSERT INTO requests VALUES (?, ?, 1, 1)", request)
+
+    def raw_bytes(self) -> bytes:
+        """Every byte of the database's files (the main file and its WAL)."""
+        return b"".join(p.read_bytes() for p in (self.path, Path(f"{self.path}-wal"))
+                        if p.exists())
+
     def make_head_stale(self, monkeypatch: pytest.MonkeyPatch, version: int) -> None:
         """Make the store's next append read `version` as the table's head, as a
         racing writer that read just before another commit would."""
@@ -170,6 +194,28 @@ class PostgresBackend:
         with self._raw() as c:
             c.execute("DELETE FROM events WHERE table_id = %s AND sequence = %s",
                       (table_id, sequence))
+
+    def settings(self) -> dict[str, bytes]:
+        with self._raw() as c:
+            return {n: bytes(v) for n, v in c.execute("SELECT name, value FROM settings")}
+
+    def make_old_store(self, secret: bytes, request: tuple[str, str]) -> None:
+        from belote.store.chain import event_hash
+        from belote.store.postgres import MIGRATIONS
+
+        with self._raw() as c:
+            for migration in MIGRATIONS[:2]:
+                c.execute(migration)
+            c.execute("CREATE TABLE schema_version (id integer PRIMARY KEY, version integer)")
+            c.execute("INSERT INTO schema_version VALUES (1, 2)")
+            c.execute("INSERT INTO settings VALUES ('server_secret', %s)", (secret,))
+            h = event_hash(GENESIS_HASH, request[0], 1, "e", 1, request[1], 0, b"\x01")
+            c.execute("INSERT INTO events VALUES (%s, 1, 'e', 1, '\\x01', %s, 0, %s, %s)",
+                      (*request, GENESIS_HASH, h))
+            c.execute("INSERT INTO requests VALUES (%s, %s, 1, 1)", request)
+
+    def raw_bytes(self) -> bytes:
+        return b""  # the server's files are not ours to read: settings() tells
 
     def make_head_stale(self, monkeypatch: pytest.MonkeyPatch, version: int) -> None:
         """The store's append function, minus its head checks: it writes as if the table

@@ -17,6 +17,7 @@ from belote.store import (
     GENESIS_HASH,
     AppendResult,
     NewEvent,
+    RequestReused,
     StoreConfigError,
     StoredEvent,
     StoreUnavailable,
@@ -79,6 +80,23 @@ async def test_read_after_a_sequence_and_with_a_limit(store):
     assert await store.read("t", limit=2) == events[:2]
     assert await store.read("t", after_sequence=6) == []
     assert await store.read("t", limit=0) == []
+
+
+async def test_pages_of_a_log_split_requests_and_join_to_the_whole_log(store):
+    """What streams rely on: a page ends after ``limit`` events even in the middle of one
+    request's events, and reading on from its last sequence misses and repeats nothing, while
+    the log grows between pages too."""
+    await append(store, "t", 0, b"a1", b"a2", b"a3", request_id="a")
+    await append(store, "t", 3, b"b1", b"b2", request_id="b")
+    pages, seen = [], 0
+    while page := await store.read("t", after_sequence=seen, limit=2):
+        assert len(page) <= 2
+        pages.append([e.payload for e in page])
+        seen = page[-1].sequence
+        if seen == 4:
+            await append(store, "t", 5, b"c1", b"c2", b"c3", request_id="c")
+    assert pages == [[b"a1", b"a2"], [b"a3", b"b1"], [b"b2", b"c1"], [b"c2", b"c3"]]
+    assert [e for p in pages for e in p] == [e.payload for e in await store.read("t")]
 
 
 async def test_tables_have_independent_sequences(store):
@@ -241,6 +259,58 @@ async def test_a_duplicate_request_returns_the_first_result_and_writes_nothing(s
     again = await append(store, "t", 3, b"x", request_id="r2")
     assert again == AppendResult(events=(before[2],), duplicate=True)
     assert await store.version("t") == 3
+
+
+async def test_a_request_id_recorded_for_another_rpc_or_request_is_refused_and_writes_nothing(store):
+    first = await store.append("t", 0, [NewEvent("e", b"chat")], request_id="k",
+                               recorded_at_us=T0, rpc="PostChat", fingerprint=b"f1")
+    before = await store.read("t")
+    for rpc, fingerprint in (("JoinTable", b"f1"), ("PostChat", b"f2"), ("", b"")):
+        with pytest.raises(RequestReused) as refused:
+            await store.append("t", 1, [NewEvent("e", b"join")], request_id="k",
+                               recorded_at_us=T0 + 1, rpc=rpc, fingerprint=fingerprint)
+        assert refused.value.rpc == "PostChat"
+        with pytest.raises(RequestReused):
+            await store.request_events("t", "k", rpc=rpc, fingerprint=fingerprint)
+    assert await store.read("t") == before
+    assert await store.request_events("t", "nope", rpc="Act", fingerprint=b"f") is None
+    # The same RPC and fingerprint is a retry: the first result.
+    again = await store.append("t", 1, [NewEvent("e", b"other")], request_id="k",
+                               recorded_at_us=T0 + 2, rpc="PostChat", fingerprint=b"f1")
+    assert again == AppendResult(events=first.events, duplicate=True)
+    assert await store.request_events("t", "k", rpc="PostChat", fingerprint=b"f1") == first.events
+    # A refused reuse in a batch of appends leaves the others alone.
+    results = await asyncio.gather(
+        store.append("t", 1, [NewEvent("e", b"x")], request_id="k", recorded_at_us=T0,
+                     rpc="Act", fingerprint=b"f1"),
+        append(store, "t", 1, b"next", request_id="k2"), return_exceptions=True)
+    assert isinstance(results[0], RequestReused) and results[1].duplicate is False
+    assert [e.payload for e in await store.read("t")] == [b"chat", b"next"]
+
+
+async def test_a_clients_request_id_names_a_request_of_one_table_only(store):
+    # With an rpc (a client's request); the server's own moves ("bot-3") are per table.
+    await store.append("a", 0, [NewEvent("e", b"1")], request_id="k", recorded_at_us=T0,
+                       rpc="PostChat", fingerprint=b"f")
+    with pytest.raises(RequestReused) as refused:
+        await store.append("b", 0, [NewEvent("e", b"2")], request_id="k", recorded_at_us=T0,
+                           rpc="PostChat", fingerprint=b"f")
+    assert refused.value.rpc == "PostChat"
+    with pytest.raises(RequestReused):
+        await store.request_events("b", "k", rpc="PostChat", fingerprint=b"f")
+    assert await store.read("b") == [] and await store.version("b") == 0
+    assert (await append(store, "b", 0, b"own", request_id="k")).duplicate is False
+
+
+async def test_a_created_table_is_claimed_once_per_request_on_every_store(store, backend):
+    assert await store.claim_table("k1", "table-a") == "table-a"
+    assert await store.claim_table("k1", "table-b") == "table-a"
+    assert await store.claim_table("k2", "table-b") == "table-b"
+    other = backend.open()
+    try:
+        assert await other.claim_table("k1", "table-c") == "table-a"
+    finally:
+        await other.close()
 
 
 async def test_request_ids_are_per_table(store):
@@ -574,7 +644,7 @@ def test_unopenable_sqlite_path_is_store_unavailable(tmp_path):
         open_store(f"sqlite:///{tmp_path}/a_directory.db")
 
 
-# --- requests and the server secret -------------------------------------------
+# --- requests --------------------------------------------------------------------------
 
 
 async def test_request_events_returns_what_a_request_appended_and_none_for_an_unknown_one(store):
@@ -586,15 +656,25 @@ async def test_request_events_returns_what_a_request_appended_and_none_for_an_un
     assert await store.request_events("other", "r1") is None
 
 
-async def test_the_server_secret_is_made_once_and_shared_by_every_store_on_the_database(store, backend):
-    secret = await store.server_secret()
-    assert len(secret) == 32
-    assert await store.server_secret() == secret
-    other = backend.open()
+async def test_the_store_keeps_no_server_secret(store, backend):
+    # Keys come from outside the store: the settings of a migrated store hold none.
+    assert not hasattr(store, "server_secret")
+    assert backend.settings() == {}
+
+
+async def test_migrating_a_store_of_before_deletes_its_secret_and_keeps_its_requests(backend):
+    secret = bytes.fromhex("5ec7e7" * 10 + "ab")
+    backend.make_old_store(secret, ("t", "r:old"))
+    store = backend.open()
     try:
-        assert await other.server_secret() == secret
+        assert backend.settings() == {}
+        assert secret not in backend.raw_bytes()
+        # An old request (no fingerprint recorded) is still its own retry.
+        again = await store.append("t", 0, [NewEvent("e", b"zz")], request_id="r:old",
+                                   recorded_at_us=T0, rpc="Act", fingerprint=b"f")
+        assert again.duplicate and [e.payload for e in again.events] == [b"\x01"]
     finally:
-        await other.close()
+        await store.close()
 
 
 # --- leases ----------------------------------------------------------------
@@ -617,6 +697,17 @@ async def test_a_lease_scope_gives_at_most_limit_places_until_they_end(store):
     await store.extend_leases([("s", "a"), ("s", "e"), ("s", "gone")], until_us=T0 + 500)
     assert await store.count_leases("s", T0 + 300) == 2
     assert await store.count_leases("s", T0 + 500) == 0
+
+
+async def test_ended_leases_of_every_scope_are_forgotten_at_once(store):
+    # Scopes never taken again (one per caller) keep no rows: an ended lease, once dropped, is
+    # not there to extend.
+    for scope in ("caller-1", "caller-2"):
+        assert await store.take_lease(scope, "a", 5, now_us=T0, until_us=T0 + 100)
+    assert await store.take_lease("caller-3", "a", 5, now_us=T0, until_us=T0 + 300)
+    await store.drop_ended_leases(T0 + 100)
+    await store.extend_leases([("caller-1", "a"), ("caller-2", "a"), ("caller-3", "a")], T0 + 500)
+    assert [await store.count_leases(s, T0 + 200) for s in ("caller-1", "caller-2", "caller-3")] == [0, 0, 1]
 
 
 async def test_leases_taken_at_once_through_many_stores_never_exceed_the_limit(store, backend):

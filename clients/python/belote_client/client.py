@@ -35,8 +35,8 @@ Metadata = tuple[tuple[str, str], ...]
 
 
 def new_request_id() -> str:
-    """A fresh, unguessable request id (the server asks for one per request that changes a
-    table; reuse it only to send the *same* request again)."""
+    """A fresh, unguessable request id, a random UUID (the server asks for one per request that
+    changes a table, and refuses any other id; reuse it only to send the *same* request again)."""
     return uuid.uuid4().hex
 
 
@@ -197,7 +197,8 @@ class BeloteClient:
                         display_name: str = "", password: str = "",
                         request_id: str | None = None) -> events_pb2.TableEvent:
         """Post a chat message: as the seat of ``token``, or as a spectator named
-        ``display_name`` without one. Returns the ChatPosted event every viewer receives."""
+        ``display_name`` without one. Returns the ChatPosted event every viewer receives (its
+        ``spectator`` set for a spectator's: show it so, whatever the name)."""
         reply = await self.call("PostChat", pb.PostChatRequest(
             table_id=table_id, text=text, display_name=display_name, password=password,
             request_id=request_id or new_request_id()), token)

@@ -95,19 +95,19 @@ class _ServicerContext:
 _END = object()
 
 
-def _unary_endpoint(method: MethodInfo, behavior) -> Endpoint:
+def _unary_endpoint(method: MethodInfo, behavior, log_key: bytes) -> Endpoint:
     async def call(request, ctx: RequestContext):
-        begin_rpc_log(request)
+        begin_rpc_log(request, log_key)
         return await behavior(request, _ServicerContext(ctx))
     return Endpoint.unary(method, call)
 
 
-def _stream_endpoint(method: MethodInfo, behavior) -> Endpoint:
+def _stream_endpoint(method: MethodInfo, behavior, log_key: bytes) -> Endpoint:
     """The servicer writes its stream with context.write(); the ASGI side reads an iterator. A
     one-message queue between them keeps grpc's back-pressure: the servicer waits while the
     browser reads slowly, and a closed connection cancels it (its finally releases the watcher)."""
     async def call(request, ctx: RequestContext) -> AsyncIterator:
-        begin_rpc_log(request)
+        begin_rpc_log(request, log_key)
         queue: asyncio.Queue = asyncio.Queue(maxsize=1)
         sent = metrics.WEB_MSG_SENT.labels(protocol_of(ctx), method.name)
 
@@ -142,14 +142,15 @@ def method_infos() -> dict[str, MethodInfo]:
         for rpc in SERVICE.methods}
 
 
-def table_service_endpoints(servicer) -> dict[str, Endpoint]:
+def table_service_endpoints(servicer, log_key: bytes) -> dict[str, Endpoint]:
     """Each TableService RPC (the proto's list, so a new RPC is served here once the servicer
-    has it) mapped to the servicer's method of that name."""
+    has it) mapped to the servicer's method of that name; `log_key` hashes request ids in the
+    log lines as the gRPC port's do."""
     endpoints = {}
     for name, info in method_infos().items():
         streams = info.stream_type is StreamType.SERVER_STREAM
         make = _stream_endpoint if streams else _unary_endpoint
-        endpoints[f"/{SERVICE.full_name}/{name}"] = make(info, getattr(servicer, name))
+        endpoints[f"/{SERVICE.full_name}/{name}"] = make(info, getattr(servicer, name), log_key)
     return endpoints
 
 
@@ -184,7 +185,7 @@ class _Measured:
                  duration_ms=round(elapsed * 1000, 3))
 
 
-def table_service_app(servicer) -> ConnectASGIApplication:
+def table_service_app(servicer, log_key: bytes) -> ConnectASGIApplication:
     """The ASGI app serving TableService over Connect (JSON, binary) and gRPC-Web."""
 
     class TableServiceASGI(ConnectASGIApplication):
@@ -192,6 +193,7 @@ def table_service_app(servicer) -> ConnectASGIApplication:
         def path(self) -> str:
             return f"/{SERVICE.full_name}"
 
-    return TableServiceASGI(service=servicer, endpoints=table_service_endpoints,
+    return TableServiceASGI(service=servicer,
+                            endpoints=lambda s: table_service_endpoints(s, log_key),
                             interceptors=(_Measured(),), read_max_bytes=READ_MAX_BYTES,
                             codecs=google_protobuf_codecs())

@@ -31,6 +31,7 @@ STATUS_CODES: dict[str, grpc.StatusCode] = {
     app_errors.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
     app_errors.RESOURCE_EXHAUSTED: grpc.StatusCode.RESOURCE_EXHAUSTED,
     app_errors.OUT_OF_RANGE: grpc.StatusCode.OUT_OF_RANGE,
+    app_errors.ALREADY_EXISTS: grpc.StatusCode.ALREADY_EXISTS,
 }
 
 INTERNAL_MESSAGE = "internal error"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
 import inspect
 import time
 
@@ -39,17 +40,22 @@ class MeasuredServer(grpc.aio.Server):
     """The server as the ``add_*_to_server`` functions see it: each handler they register is
     measured before grpc gets it. (A grpc.aio.ServerInterceptor does the same at a cost: a
     coroutine per call before the handler runs, and no registered-method fast path, about 8 %
-    of a card's CPU in the load bench.)"""
+    of a card's CPU in the load bench.)
 
-    def __init__(self, server: grpc.aio.Server) -> None:
+    ``log_key``: the key of the request ids' hashes in log lines (derive(server key,
+    "log-hash")), so a line's hash cannot be matched to an id without it."""
+
+    def __init__(self, server: grpc.aio.Server, log_key: bytes) -> None:
         self.server = server
+        self.log_key = log_key
 
     def add_generic_rpc_handlers(self, generic_rpc_handlers) -> None:
-        self.server.add_generic_rpc_handlers(tuple(_Measured(h) for h in generic_rpc_handlers))
+        self.server.add_generic_rpc_handlers(tuple(_Measured(h, self.log_key)
+                                                   for h in generic_rpc_handlers))
 
     def add_registered_method_handlers(self, service_name: str, method_handlers: dict) -> None:
         self.server.add_registered_method_handlers(
-            service_name, {method: _wrap(handler, f"/{service_name}/{method}")
+            service_name, {method: _wrap(handler, f"/{service_name}/{method}", self.log_key)
                            for method, handler in method_handlers.items()})
 
     # The rest of grpc.aio.Server, as the server does it.
@@ -72,26 +78,28 @@ class MeasuredServer(grpc.aio.Server):
 class _Measured(grpc.GenericRpcHandler):
     """A generic handler whose method handlers are measured (each wrapped once per method)."""
 
-    def __init__(self, handler: grpc.GenericRpcHandler) -> None:
+    def __init__(self, handler: grpc.GenericRpcHandler, log_key: bytes) -> None:
         self._handler = handler
+        self._log_key = log_key
         self._wrapped: dict[str, grpc.RpcMethodHandler | None] = {}
 
     def service(self, handler_call_details: grpc.HandlerCallDetails):
         method = handler_call_details.method
         wrapped = self._wrapped.get(method)
         if wrapped is None:
-            wrapped = self._wrapped[method] = _wrap(self._handler.service(handler_call_details), method)
+            wrapped = self._wrapped[method] = _wrap(self._handler.service(handler_call_details),
+                                                    method, self._log_key)
         return wrapped
 
 
-def _wrap(handler, full_method: str):
+def _wrap(handler, full_method: str, log_key: bytes):
     if handler is None:  # unknown method: grpc answers UNIMPLEMENTED itself
         return handler
     service, _, method = full_method.lstrip("/").rpartition("/")
     if handler.unary_unary:
         labels = ("unary", service, method)
         return grpc.unary_unary_rpc_method_handler(
-            _unary(handler.unary_unary, labels),
+            _unary(handler.unary_unary, labels, log_key),
             request_deserializer=handler.request_deserializer,
             response_serializer=handler.response_serializer)
     if handler.unary_stream:
@@ -99,9 +107,9 @@ def _wrap(handler, full_method: str):
         # A stream handler is an async generator or a coroutine writing with context.write()
         # (ours, health's Watch): each keeps its kind, for grpc drives the two differently.
         if inspect.isasyncgenfunction(handler.unary_stream):
-            measured = _server_stream(handler.unary_stream, labels)
+            measured = _server_stream(handler.unary_stream, labels, log_key)
         else:
-            measured = _unary(handler.unary_stream, labels, writes=True)
+            measured = _unary(handler.unary_stream, labels, log_key, writes=True)
         return grpc.unary_stream_rpc_method_handler(
             measured,
             request_deserializer=handler.request_deserializer,
@@ -109,22 +117,23 @@ def _wrap(handler, full_method: str):
     return handler  # streaming requests (reflection): served, not measured
 
 
-def _begin(request) -> None:
+def _begin(request, log_key: bytes) -> None:
     """Start the RPC's log context; the app adds the caller's seat to it. (grpc runs each RPC
     in a task of its own, with a copy of the server's context: nothing to clear before or
     after.)"""
     request_id = getattr(request, "request_id", "")
     structlog.contextvars.bind_contextvars(
         table_id=getattr(request, "table_id", "") or None,
-        # A hash: the id itself retrieves a JoinTable's seat token.
-        request_id=hashlib.sha256(request_id.encode()).hexdigest()[:16] if request_id else None)
+        # A keyed hash: the same id's lines go together, and nothing else links them to it.
+        request_id=hmac.new(log_key, request_id.encode(), hashlib.sha256).hexdigest()[:16]
+        if request_id else None)
 
 
 class _MethodMetrics:
     """One method's children of the grpc_server_* metrics, looked up once rather than per call."""
 
-    def __init__(self, labels: tuple[str, str, str]) -> None:
-        self.labels, self.method = labels, labels[2]
+    def __init__(self, labels: tuple[str, str, str], log_key: bytes) -> None:
+        self.labels, self.method, self.log_key = labels, labels[2], log_key
         self.started = metrics.GRPC_STARTED.labels(*labels)
         self.received = metrics.GRPC_MSG_RECEIVED.labels(*labels)
         self.sent = metrics.GRPC_MSG_SENT.labels(*labels)
@@ -132,7 +141,7 @@ class _MethodMetrics:
         self._handled: dict[str, object] = {}
 
     def begin(self, request) -> float:
-        _begin(request)
+        _begin(request, self.log_key)
         self.started.inc()
         self.received.inc()
         return time.perf_counter()
@@ -147,10 +156,10 @@ class _MethodMetrics:
         log.info("rpc", method=self.method, code=code, duration_ms=round(elapsed * 1000, 3))
 
 
-def _unary(behavior, labels, *, writes: bool = False):
+def _unary(behavior, labels, log_key: bytes, *, writes: bool = False):
     """A handler that returns (a unary call's answer, or None once a stream is written with
     ``context.write()``: ``writes`` counts those messages)."""
-    measured = _MethodMetrics(labels)
+    measured = _MethodMetrics(labels, log_key)
 
     async def call(request, context):
         started, failed = measured.begin(request), None
@@ -164,8 +173,8 @@ def _unary(behavior, labels, *, writes: bool = False):
     return call
 
 
-def _server_stream(behavior, labels):
-    measured = _MethodMetrics(labels)
+def _server_stream(behavior, labels, log_key: bytes):
+    measured = _MethodMetrics(labels, log_key)
 
     async def call(request, context):
         started, failed = measured.begin(request), None
@@ -189,8 +198,10 @@ class _CountingWrites:
         self._context, self._sent = context, sent
 
     async def write(self, message) -> None:
-        await self._context.write(message)
+        # Counted as it is handed to grpc: a client that has read it then never scrapes a count
+        # without it (grpc's write returns only after the message went out).
         self._sent.inc()
+        await self._context.write(message)
 
     def __getattr__(self, name: str):
         return getattr(self._context, name)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import secrets
 import signal
 import sys
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
+from belote.app.server_key import derive
 from belote.v1 import table_service_pb2, table_service_pb2_grpc
 
 from .measured import MeasuredServer
@@ -90,7 +92,9 @@ async def start(listen: str, app, *, store_check_s: float = STORE_CHECK_S,
         split_address(web_listen)
     # grpc sets SO_REUSEPORT by default: a second server on a busy port would start and silently
     # share it. One port, one server.
-    server = MeasuredServer(grpc.aio.server(options=[("grpc.so_reuseport", 0)]))
+    # A stand-in app of a test may have no key: its log hashes get one of their own.
+    log_key = derive(getattr(app, "server_key", None) or secrets.token_bytes(32), "log-hash")
+    server = MeasuredServer(grpc.aio.server(options=[("grpc.so_reuseport", 0)]), log_key)
     servicer = TableServicer(app)
     table_service_pb2_grpc.add_TableServiceServicer_to_server(servicer, server)
     health = health_aio.HealthServicer()
@@ -112,7 +116,8 @@ async def start(listen: str, app, *, store_check_s: float = STORE_CHECK_S,
 
         web_host, web_port = split_address(web_listen)
         try:
-            web = await start_web(web_host, web_port, servicer, origins=web_origins, grace=grace)
+            web = await start_web(web_host, web_port, servicer, log_key, origins=web_origins,
+                                  grace=grace)
         except OSError as exc:
             await server.stop(0)
             raise BindError(f"cannot serve the web port on {web_listen}: {exc}") from None
@@ -194,17 +199,20 @@ def on_stop_signals(loop: asyncio.AbstractEventLoop, stop: Callable[[], None]) -
 
 
 async def serve(listen: str, store_url: str, reviewer_token: str | None = None, *,
-                disconnect_grace: float = 60.0, key_file: str | None = None,
+                disconnect_grace: float = 60.0, tables_per_minute: int | None = None,
+                key_file: str | None = None,
                 grace: float = 5.0, metrics_listen: str | None = None,
                 web_listen: str | None = None, web_origins: tuple[str, ...] = ()) -> int:
     """``belote serve``: run until SIGTERM or SIGINT, then stop gracefully. Returns the exit code."""
+    from belote.app.export_signing import key_text, public_key
     from belote.app.server_key import load_server_key
     from belote.app.tables import TableApp  # the app pulls in the store and the rules
 
     split_address(listen)  # a malformed address fails before the store is opened
     server_key = load_server_key(key_file, store_url)
     app = await TableApp.open(store_url, reviewer_token=reviewer_token,
-                              disconnect_grace_s=disconnect_grace, server_key=server_key)
+                              disconnect_grace_s=disconnect_grace,
+                              tables_per_minute=tables_per_minute, server_key=server_key)
     try:
         running = await start(listen, app, web_listen=web_listen, web_origins=web_origins,
                               grace=grace)
@@ -214,6 +222,8 @@ async def serve(listen: str, store_url: str, reviewer_token: str | None = None, 
     tune_garbage_collection()
     # Tests and scripts read the port from this line (it matters with port 0).
     print(f"listening on {running.address}", flush=True)
+    # A reviewer checks exports with it (`belote replay --key`); GetExportKey serves it too.
+    print(f"export key: {key_text(public_key(server_key))}", flush=True)
     log.info("serving", address=running.address)
     if running.web is not None:
         print(f"web on {running.web.url}", flush=True)

@@ -11,8 +11,10 @@ from typing import TypeVar
 import grpc
 
 from belote.app import errors as app_errors
+from belote.app.requests import Caller
 from belote.v1 import table_service_pb2_grpc
 
+from .backpressure import StallWatch, end_with_status
 from .errors import status_for
 
 T = TypeVar("T")
@@ -55,6 +57,11 @@ def peer_host(context: grpc.aio.ServicerContext) -> str:
     return peer  # unix:/path, or another transport's own form
 
 
+def caller_of(context: grpc.aio.ServicerContext, token: str | None) -> Caller:
+    """Who sends the request, as its request ids are scoped: token, player or peer host."""
+    return Caller(token, player_token(context), peer_host(context))
+
+
 async def _unary(context: grpc.aio.ServicerContext, rpc: str,
                  call: Callable[[str | None], Awaitable[T]]) -> T:
     try:
@@ -65,31 +72,41 @@ async def _unary(context: grpc.aio.ServicerContext, rpc: str,
 
 
 async def _write_stream(context: grpc.aio.ServicerContext, rpc: str,
-                        open_stream: Callable[[str | None], AsyncIterator]) -> None:
+                        open_stream: Callable[[str | None], AsyncIterator],
+                        stalls: StallWatch) -> None:
     """Write the app's stream with context.write() rather than being an async generator: grpc
     then keeps no reference to the last message of a stream that waits (thousands of idle
-    streams hold a few KB less each), and no generator stands between grpc and the app's."""
-    items = None
+    streams hold a few KB less each), and no generator stands between grpc and the app's.
+    Each write waits for the client to read, within a bound (see backpressure)."""
+    items, writer = None, stalls.open(context)
     try:
         items = open_stream(bearer_token(context))
         async for item in items:
-            await context.write(item)
+            await writer.write(item)
             item = None  # noqa: F841 - not held while the app's stream waits for the next one
     except Exception as exc:  # noqa: BLE001 - as in _unary
-        await context.abort_with_status(status_for(exc, rpc))  # raises
+        failed = status_for(exc, rpc)
+    else:
+        return
     finally:
-        # Close the app's iterator now (client gone or error) so its watcher is released at once.
+        stalls.close(writer)
+        # Close the app's iterator now (client gone or error) so its watcher is released at
+        # once, before a status that may wait behind messages the client has not read.
         if items is not None:
             await items.aclose()
+    await end_with_status(context, failed)
 
 
 class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     def __init__(self, app) -> None:
         self._app = app
+        self._stalls = StallWatch()
 
     async def CreateTable(self, request, context):
         return await _unary(context, "CreateTable",
-                            lambda _: self._app.create_table(request, player_token(context)))
+                            lambda t: self._app.create_table(request, player_token(context),
+                                                             peer=peer_host(context),
+                                                             caller=caller_of(context, t)))
 
     async def ListTables(self, request, context):
         return await _unary(context, "ListTables", lambda _: self._app.list_tables(request))
@@ -97,29 +114,38 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     async def JoinTable(self, request, context):
         # The bearer token matters only to reclaim a seat left to a takeover bot.
         return await _unary(context, "JoinTable",
-                            lambda t: self._app.join_table(request, t, player_token(context)))
+                            lambda t: self._app.join_table(request, t, player_token(context),
+                                                           peer=peer_host(context),
+                                                           caller=caller_of(context, t)))
 
     async def AddBot(self, request, context):
-        return await _unary(context, "AddBot", lambda t: self._app.add_bot(request, t))
+        return await _unary(context, "AddBot",
+                            lambda t: self._app.add_bot(request, t, caller=caller_of(context, t)))
 
     async def LeaveTable(self, request, context):
-        return await _unary(context, "LeaveTable", lambda t: self._app.leave_table(request, t))
+        return await _unary(context, "LeaveTable",
+                            lambda t: self._app.leave_table(request, t, caller=caller_of(context, t)))
 
     async def GetLegalActions(self, request, context):
         return await _unary(context, "GetLegalActions",
                             lambda t: self._app.get_legal_actions(request, t))
 
     async def Act(self, request, context):
-        return await _unary(context, "Act", lambda t: self._app.act(request, t))
+        return await _unary(context, "Act",
+                            lambda t: self._app.act(request, t, caller=caller_of(context, t)))
 
     async def GetTable(self, request, context):
-        return await _unary(context, "GetTable", lambda t: self._app.get_table(request, t))
+        return await _unary(context, "GetTable",
+                            lambda t: self._app.get_table(request, t, peer=peer_host(context)))
 
     async def PostChat(self, request, context):
-        return await _unary(context, "PostChat", lambda t: self._app.post_chat(request, t))
+        return await _unary(context, "PostChat",
+                            lambda t: self._app.post_chat(request, t, peer=peer_host(context),
+                                                          caller=caller_of(context, t)))
 
     async def VoteRematch(self, request, context):
-        return await _unary(context, "VoteRematch", lambda t: self._app.vote_rematch(request, t))
+        return await _unary(context, "VoteRematch",
+                            lambda t: self._app.vote_rematch(request, t, caller=caller_of(context, t)))
 
     async def GetBalance(self, request, context):
         return await _unary(context, "GetBalance",
@@ -130,7 +156,13 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
                             lambda _: self._app.get_leaderboard(request, player_token(context)))
 
     async def WatchTable(self, request, context):
-        await _write_stream(context, "WatchTable", lambda t: self._app.watch_table(request, t))
+        await _write_stream(context, "WatchTable",
+                            lambda t: self._app.watch_table(request, t, peer=peer_host(context)),
+                            self._stalls)
 
     async def ExportLog(self, request, context):
-        await _write_stream(context, "ExportLog", lambda t: self._app.export_log(request, t))
+        await _write_stream(context, "ExportLog", lambda t: self._app.export_log(request, t),
+                            self._stalls)
+
+    async def GetExportKey(self, request, context):
+        return await _unary(context, "GetExportKey", lambda _: self._app.get_export_key(request))

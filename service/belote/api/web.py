@@ -91,8 +91,9 @@ async def _respond(send, status: int, body: bytes, headers: list[tuple[bytes, by
 class WebApp:
     """The ASGI app of the web port: RPCs to connectrpc, everything else a static file."""
 
-    def __init__(self, servicer, cors: CorsPolicy, static_root: Path = STATIC_ROOT) -> None:
-        self.rpc = table_service_app(servicer)
+    def __init__(self, servicer, log_key: bytes, cors: CorsPolicy,
+                 static_root: Path = STATIC_ROOT) -> None:
+        self.rpc = table_service_app(servicer, log_key)
         self.cors = cors
         self.static_root = static_root.resolve()
 
@@ -188,12 +189,12 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def start_web(host: str, port: int, servicer, *, origins: Iterable[str] = (),
+async def start_web(host: str, port: int, servicer, log_key: bytes, *, origins: Iterable[str] = (),
                     grace: float = 5.0, static_root: Path = STATIC_ROOT) -> WebServer:
     """Serve the web port on host:port (0: any free port) in the running loop. Raises OSError
     when the address cannot be bound."""
     sock = _bind(host, port)
-    config = uvicorn.Config(WebApp(servicer, CorsPolicy(origins), static_root),
+    config = uvicorn.Config(WebApp(servicer, log_key, CorsPolicy(origins), static_root),
                             lifespan="off", http="h11", ws="none", log_config=None,
                             access_log=False, server_header=False,
                             timeout_graceful_shutdown=grace)

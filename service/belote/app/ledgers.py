@@ -30,14 +30,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from belote.rules.chips import pot_is_refunded, share_pot
+from belote.rules.rating import RATING_START, team_changes, team_rating
 from belote.store import NewEvent, VersionConflict
 from belote.table.codec import decode_stored
-from belote.table.decide import share_pot
 from belote.table.state import TableState, evolve
 from belote.v1 import ledgers_pb2 as lpb
 
-RATING_START = 1500.0
-K = 32
 RETRIES = 8
 SETTLED_MEMORY = 100_000           # (table, game, what) settled by this process, remembered
 
@@ -45,16 +44,6 @@ SETTLED_MEMORY = 100_000           # (table, game, what) settled by this process
 def month_of(time_us: int) -> str:
     """The UTC calendar month of a time, "yyyy-mm": the month a game counts for."""
     return datetime.fromtimestamp(time_us / 1e6, UTC).strftime("%Y-%m")
-
-
-def expected_score(rating: float, other: float) -> float:
-    return 1 / (1 + 10 ** ((other - rating) / 400))
-
-
-def team_changes(ratings: tuple[float, float], winning_team: int) -> tuple[float, float]:
-    """What each player of team 0 and of team 1 gains (2 decimals), from the teams' ratings."""
-    return tuple(round(K * ((1 if team == winning_team else 0) - expected_score(
-        ratings[team], ratings[1 - team])), 2) for team in (0, 1))
 
 
 # What one event of a table does to the ledgers ---------------------------------------------
@@ -95,7 +84,7 @@ def pot_moves(state: TableState) -> list[ChipMove]:
     if not state.pot:
         return []
     payouts = share_pot(state.created.stake, state.paying_seats, state.winning_team)
-    refund = not any(s % 2 == state.winning_team for s in state.paying_seats)
+    refund = pot_is_refunded(state.paying_seats, state.winning_team)
     request = f"{state.table_id}#{state.game_number}#pot"
     return [ChipMove(state.seats[s].player_id, payouts[s], lpb.REFUND if refund else lpb.WINNINGS,
                      state.table_id, state.game_number, request)
@@ -177,7 +166,7 @@ def _fold_ratings(ratings: dict, event: lpb.LedgerEvent) -> dict:
 def rate(ratings: dict[str, Rating], game: RatedGame) -> list[lpb.RatingChanged]:
     """The RatingChanged of a rated game's four players, from the month's ratings so far."""
     now = [ratings.get(p, Rating()) for p, _, _ in game.players]
-    teams = tuple((now[t].rating + now[t + 2].rating) / 2 for t in (0, 1))
+    teams = tuple(team_rating(now[t].rating, now[t + 2].rating) for t in (0, 1))
     change = team_changes(teams, game.winning_team)
     return [lpb.RatingChanged(
         player_id=player, display_name=name, preset=game.preset, month=game.month,
@@ -340,6 +329,10 @@ class Ledgers:
     def forget(self, state: TableState, step: str) -> None:
         """A settlement failed (the store): let a later sweep try it again."""
         self._settled.pop((state.table_id, state.game_number, step), None)
+
+    def settled(self, state: TableState, step: str) -> bool:
+        """Whether this process has applied the game's ``step`` (not forgotten after a failure)."""
+        return (state.table_id, state.game_number, step) in self._settled
 
 
 # Rebuilding every ledger from the table logs -----------------------------------------------

@@ -1,16 +1,20 @@
-"""Limits a table keeps without logging them: the wrong passwords tried on a private table and
-its open spectator streams.
+"""Limits kept without logging them: the wrong passwords each caller tried on a private table,
+each caller's tables created and spectator chat messages, and a table's open spectator streams.
 
 They are presence, not history, so they are not events of the table; they are leases in the
 store (``EventStore.take_lease``), which every replica on the store counts alike. A replica that
-dies without ending its leases leaves places that run out by themselves. Chat limits, being
-events, are the log's.
+dies without ending its leases leaves places that run out by themselves. A seat's chat limit,
+being events, is the log's.
+
+A caller is the peer's host and the token it shows (a seat, host or player token), so one
+stranger's tries are never counted against another caller.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import uuid
 from collections.abc import Callable
 
@@ -19,6 +23,7 @@ import structlog
 from belote.store import StoreError
 
 WRONG_PASSWORDS, WRONG_PASSWORDS_WINDOW_S = 5, 60.0
+TABLES_PER_MINUTE = 30          # CreateTable, per caller
 MAX_SPECTATORS = 50
 SPECTATOR_LEASE_S = 30.0     # an open stream's place; renewed every third of it
 
@@ -29,22 +34,53 @@ def _us(seconds: float) -> int:
     return int(seconds * 1_000_000)
 
 
-class WrongPasswords:
-    """At most ``limit`` wrong passwords per table within ``window_s``; then no more tries
-    until the oldest of them is ``window_s`` old."""
+def caller_key(peer: str | None, identity: str | None = None) -> str:
+    """Who a per-caller limit counts: a peer's host and the token it shows, hashed so that a
+    lease names neither an address nor a token."""
+    return hashlib.sha256(f"{peer or ''}|{identity or ''}".encode()).hexdigest()[:32]
+
+
+class Window:
+    """At most ``limit`` uses per key within ``window_s`` (a sliding window), on every replica:
+    each use is a lease of its own that ends with the window. A use retried under the same
+    holder (a request's key) is counted once."""
+
+    def __init__(self, store, clock: Callable[[], int], kind: str, limit: int, window_s: float):
+        self.store, self.clock, self.kind = store, clock, kind
+        self.limit, self.window_s = limit, window_s
+        self._swept_us = 0
+
+    def _scope(self, key: str) -> str:
+        return f"{self.kind}:{key}"
+
+    async def full(self, key: str) -> bool:
+        return await self.store.count_leases(self._scope(key), self.clock()) >= self.limit
+
+    async def take(self, key: str, holder: str | None = None) -> str | None:
+        """Count one use (its holder id), or None when ``key`` has used up its window."""
+        holder, now = holder or uuid.uuid4().hex, self.clock()
+        taken = await self.store.take_lease(self._scope(key), holder, self.limit, now,
+                                            now + _us(self.window_s))
+        if now - self._swept_us >= _us(self.window_s):
+            # The uses of keys never seen again: each key forgets its own only when it comes back.
+            self._swept_us = now
+            await self.store.drop_ended_leases(now)
+        return holder if taken else None
+
+    async def give_back(self, key: str, holder: str) -> None:
+        with contextlib.suppress(StoreError):      # unreachable store: the use runs out
+            await self.store.drop_lease(self._scope(key), holder)
+
+
+class WrongPasswords(Window):
+    """At most ``limit`` wrong passwords per caller and table within ``window_s``; then none
+    of that caller's tries until the oldest of them is ``window_s`` old. A try is counted
+    before its password is hashed (so tries sent at once cannot pass the limit together) and
+    given back when it was right."""
 
     def __init__(self, store, clock: Callable[[], int], limit: int = WRONG_PASSWORDS,
                  window_s: float = WRONG_PASSWORDS_WINDOW_S):
-        self.store, self.clock, self.limit, self.window_s = store, clock, limit, window_s
-
-    async def blocked(self, table_id: str) -> bool:
-        return await self.store.count_leases(f"wrong-password:{table_id}", self.clock()) >= self.limit
-
-    async def failed(self, table_id: str) -> None:
-        now = self.clock()
-        # Each wrong try is a lease of its own that ends with the window: never refused.
-        await self.store.take_lease(f"wrong-password:{table_id}", uuid.uuid4().hex, 2**31,
-                                    now, now + _us(self.window_s))
+        super().__init__(store, clock, "wrong-password", limit, window_s)
 
 
 class Spectators:

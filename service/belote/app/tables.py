@@ -30,6 +30,7 @@ from belote.rules import IllegalAction, InvalidOptions, rules_for
 from belote.rules.cards import shuffled_deck
 from belote.store import (
     NewEvent,
+    RequestReused,
     StoreError,
     StoreUnavailable,
     TableIndexEntry,
@@ -48,12 +49,10 @@ from belote.table.decide import (
     Act,
     CloseTable,
     CreateTable,
-    Disconnect,
     JoinSeat,
     LeaveSeat,
     PostChat,
     ReclaimSeat,
-    Reconnect,
     Refused,
     SeatBot,
     TimerMove,
@@ -61,29 +60,39 @@ from belote.table.decide import (
     decide,
 )
 from belote.table.state import BOT, FINISHED, HUMAN, PLAYING, WAITING, TableState, evolve
+from belote.table.state import CHAT_BURST, CHAT_WINDOW_S
 from belote.table.views import REVIEWER, SPECTATOR, Redactor, seat_view, status_to_pb, table_view
 from belote.v1 import events_pb2 as epb
 from belote.v1 import table_service_pb2 as tpb
 
 from . import errors as err
+from .deadlines import Deadlines
+from .due_bots import DueBots
+from .export_signing import key_response, signed_export
 from .identity import Identity
 from .ledgers import RATING_START, Hold, Ledgers, NotEnoughChips, month_of
-from .limits import Spectators, WrongPasswords
+from .limits import TABLES_PER_MINUTE, Spectators, Window, WrongPasswords, caller_key
+from .passwords import Passwords
+from .presence import SeatPresence
+from .requests import Caller, RequestKey, RequestKeys, reused
+from .server_key import derive
 
 log = structlog.get_logger("belote.app")
 
-MAX_REQUEST_ID = 64
 MAX_NAME = 64
 MAX_DISPLAY_NAME = 32
 CACHE_TABLES = 4096
 RETRIES = 8
 TAIL_EVENTS = 64
+STREAM_PAGE = 64       # events a stream reads from the store at a time: all it holds while it waits
 DISCONNECT_GRACE_S = 60.0
 STARTING_CHIPS = 1000
 MAX_CHAT = 500
 MAX_TURN_TIMER_S = 3600
 SWEEP_MAX_S = 15.0     # a deadline another replica wrote is enforced at most this late here
 SWEEP_MIN_S = 0.1
+SWEEP_RETRY_S = 1.0    # a look at the index that failed (the store) is tried again this soon
+BOT_RETRY_S = (0.05, 0.1, 0.2, 0.5, 1.0)   # bots paused by the store try again after these, then every 1 s
 HOLD_PENDING_S = 30.0  # a stake hold whose seat is not in the table's log yet counts this long
 CLOSED = "closed"                 # the index status of a closed table (TableStatus stays FINISHED)
 _MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
@@ -106,47 +115,51 @@ def _sha256(text: str) -> bytes:
     return hashlib.sha256(text.encode()).digest()
 
 
-def _scrypt(password: str, salt: bytes) -> bytes:
-    return hashlib.scrypt(password.encode(), salt=salt, n=2**14, r=8, p=1, dklen=32)
-
-
 class TableApp:
-    def __init__(self, store, secret: bytes, reviewer_token: str | None = None,
+    def __init__(self, store, reviewer_token: str | None = None,
                  disconnect_grace_s: float = DISCONNECT_GRACE_S, *, auth_secret: str | None = None,
                  starting_chips: int = STARTING_CHIPS, clock: Callable[[], int] = _now_us,
-                 server_key: bytes | None = None):
+                 tables_per_minute: int = TABLES_PER_MINUTE, server_key: bytes | None = None):
         self.store = store
         # From outside the store (app/server_key.py); a test's app without one gets its own.
         self.server_key = server_key or secrets.token_bytes(32)
         self.disconnect_grace_s = disconnect_grace_s
         self.clock = clock                  # unix microseconds: the time written into events
         self.identity = Identity(auth_secret)
+        self.requests = RequestKeys(self.server_key, self.identity)
+        self._token_key = derive(self.server_key, "tokens")
         self.ledgers = Ledgers(store, starting_chips, clock)
-        self._wrong_passwords = WrongPasswords(store, clock)
+        self._passwords = Passwords(WrongPasswords(store, clock))
+        self._tables_created = Window(store, clock, "tables-created", tables_per_minute, 60.0) \
+            if tables_per_minute else None
+        self._spectator_chats = Window(store, clock, "spectator-chat", CHAT_BURST, CHAT_WINDOW_S)
         self._spectators = Spectators(store, clock)
-        self._streams: dict[tuple[str, int], int] = {}     # (table, seat) -> open watch streams here
+        self._seats_present = SeatPresence(store, clock, self._load, self._presence, self._spawn)
         self._background: set[asyncio.Task] = set()
-        self._secret = secret
         self._reviewer_hash = _sha256(reviewer_token) if reviewer_token else None
         self._states: OrderedDict[str, TableState] = OrderedDict()
         self._tails: dict[str, deque[epb.TableEvent]] = {}   # last events this process appended
         self._bot_tasks: dict[str, asyncio.Task] = {}
         self._bot_again: set[str] = set()
         self._closing = asyncio.Event()
-        self._next_sweep_us = 0             # the soonest deadline known to this process
+        self._next_sweep_us = 0             # when the deadline sweep wakes next
         self._deadline_sooner = asyncio.Event()
+        self._deadlines = Deadlines()       # the tables' soonest deadlines known to this process
+        self._due_bots = DueBots(store, clock, PLAYING)
 
     @classmethod
     async def open(cls, store_url: str, *, reviewer_token: str | None = None,
                    disconnect_grace_s: float = DISCONNECT_GRACE_S,
+                   tables_per_minute: int | None = None,
                    server_key: bytes | None = None) -> TableApp:
         """Open the store; the player-token key and the starting balance come from the
         environment: BELOTE_AUTH_SECRET (unset: no registered players), BELOTE_STARTING_CHIPS."""
         store = open_store(store_url)
-        return cls(store, await store.server_secret(), reviewer_token, disconnect_grace_s,
+        return cls(store, reviewer_token, disconnect_grace_s,
                    auth_secret=os.environ.get("BELOTE_AUTH_SECRET"),
                    starting_chips=int(os.environ.get("BELOTE_STARTING_CHIPS") or STARTING_CHIPS),
-                   server_key=server_key)
+                   tables_per_minute=TABLES_PER_MINUTE if tables_per_minute is None
+                   else tables_per_minute, server_key=server_key)
 
     async def close(self) -> None:
         self.shutdown()
@@ -170,6 +183,7 @@ class TableApp:
         for table_id, _entry, _version in await self.store.list_index(status=PLAYING, limit=100_000):
             self._kick_bots(table_id)
         self._spawn(self._enforce_deadlines_forever())
+        self._spawn(self._due_bots.run(self._load, self._kick_bots_if_due, self._closing))
 
     def _spawn(self, coroutine) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -180,50 +194,66 @@ class TableApp:
     # the grace, the event that made it a seat's turn plus the turn timer, a GameEnded plus the
     # rematch vote), so any replica, before or after a restart, enforces it the same way; the
     # expected version makes sure only the first one to look acts.
-    async def enforce_deadlines(self, now_us: int | None = None) -> int:
+    async def enforce_deadlines(self, now_us: int | None = None, *, refresh: bool = True) -> int:
         """Act on every deadline passed by ``now_us`` (default: now); returns how many.
 
         A disconnected player past its grace gets a takeover bot; a human seat past its turn
-        timer gets a timer move; a table whose rematch vote ran out closes. The ledgers of
-        games started or ended are settled too, if this process has not yet (after a restart).
+        timer gets a timer move; a table whose rematch vote ran out closes. Only the tables
+        whose deadline has come are loaded (they are kept soonest first). ``refresh``: first
+        learn, from the store's index, the deadlines of the tables changed since this process
+        last looked (by another replica, or before a restart); only those are loaded, and the
+        ledgers of their games started or ended are settled, if this process has not yet.
         """
         now_us = now_us or self.clock()
-        self._next_sweep_us = self.clock() + int(SWEEP_MAX_S * 1e6)
+        if refresh:
+            listed = [*await self.store.list_index(status=PLAYING, limit=100_000),
+                      *await self.store.list_index(status=FINISHED, limit=100_000)]
+            for table_id in self._deadlines.changed((t, v) for t, _entry, v in listed):
+                state = await self._load(table_id)
+                self._note_deadlines(state)
+                step = "end" if state.status == FINISHED else "stake" if state.pot else None
+                if step is not None:
+                    await self._settle(state, step)
+                    if not self.ledgers.settled(state, step):
+                        self._deadlines.look_again(table_id)
         done = 0
-        for table_id, _entry, _version in await self.store.list_index(status=PLAYING, limit=100_000):
-            state = await self._load(table_id)
-            for seat, s in enumerate(state.seats):
-                if s.occupant == HUMAN and s.disconnected_at_us and \
-                        now_us - s.disconnected_at_us >= self.disconnect_grace_s * 1e6:
-                    level = state.created.takeover_bot_level or epb.NORMAL
-                    done += await self._on_deadline(state, f"grace-{seat}",
-                                                    LeaveSeat(seat, level, epb.DISCONNECTED))
-            state = await self._load(table_id)
-            deadline = state.turn_deadline_us()
-            if deadline is not None and now_us >= deadline:
-                done += await self._on_deadline(state, "timer", self._timer_move(state, now_us))
-            if state.pot:
-                await self._settle(state, "stake")
-            self._note_deadlines(await self._load(table_id))
-        for table_id, _entry, _version in await self.store.list_index(status=FINISHED, limit=100_000):
-            state = await self._load(table_id)
-            await self._settle(state, "end")
-            deadline = state.rematch_deadline_us()
-            if deadline is not None and now_us >= deadline:
-                done += await self._on_deadline(state, "close", CloseTable(now_us))
-            self._note_deadlines(await self._load(table_id))
+        for table_id in self._deadlines.pop_due(now_us):
+            try:
+                state = await self._load(table_id)
+                for seat, s in enumerate(state.seats):
+                    if state.status == PLAYING and s.occupant == HUMAN and s.disconnected_at_us and \
+                            now_us - s.disconnected_at_us >= self.disconnect_grace_s * 1e6:
+                        level = state.created.takeover_bot_level or epb.NORMAL
+                        done += await self._on_deadline(state, f"grace-{seat}",
+                                                        LeaveSeat(seat, level, epb.DISCONNECTED))
+                state = await self._load(table_id)
+                deadline = state.turn_deadline_us()
+                if deadline is not None and now_us >= deadline:
+                    done += await self._on_deadline(state, "timer", self._timer_move(state, now_us))
+                state = await self._load(table_id)
+                deadline = state.rematch_deadline_us()
+                if deadline is not None and now_us >= deadline:
+                    done += await self._on_deadline(state, "close", CloseTable(now_us))
+                self._note_deadlines(await self._load(table_id), judged_at_us=now_us)
+            except (StoreError, err.AppError) as e:
+                # Not lost: looked at again in a second, and loaded again at the next refresh.
+                self._deadlines.note(table_id, self.clock() + 1_000_000, -1)
+                log.warning("deadline not enforced yet", table_id=table_id, error=str(e))
         return done
 
-    def _note_deadlines(self, state: TableState) -> None:
-        """Sweep again by the table's soonest deadline (grace, turn timer or rematch vote)."""
+    def _note_deadlines(self, state: TableState, judged_at_us: int | None = None) -> None:
+        """Keep the table's soonest deadline (grace, turn timer or rematch vote), and wake the
+        sweep if it is sooner than the sweep's next round. ``judged_at_us``: the time the
+        table was just judged at; a deadline still passed then (nobody could act) is looked
+        at again in a second."""
         deadlines = [state.turn_deadline_us(), state.rematch_deadline_us()]
         if state.status == PLAYING:
             deadlines += [s.disconnected_at_us + int(self.disconnect_grace_s * 1e6)
                           for s in state.seats if s.occupant == HUMAN and s.disconnected_at_us]
         soonest = min((d for d in deadlines if d is not None), default=None)
-        now_us = self.clock()
-        if soonest is not None and soonest <= now_us:
-            soonest = now_us + 1_000_000      # due, yet nobody acted: look again in a second
+        if soonest is not None and judged_at_us is not None and soonest <= judged_at_us:
+            soonest = max(soonest, self.clock() + 1_000_000)
+        self._deadlines.note(state.table_id, soonest, state.version)
         if soonest is not None and soonest < self._next_sweep_us:
             self._next_sweep_us = soonest
             self._deadline_sooner.set()
@@ -257,14 +287,24 @@ class TableApp:
             log.warning("ledgers not settled yet", table_id=state.table_id, step=step, error=repr(e))
 
     async def _enforce_deadlines_forever(self) -> None:
-        """Sweep, then sleep until the soonest deadline this process knows of (one its own
-        appends set wakes it earlier), and at most SWEEP_MAX_S."""
+        """Act on the deadlines as they come, sleeping until the soonest (one its own appends
+        set wakes it earlier); look at the store's index every SWEEP_MAX_S for the deadlines
+        other replicas wrote."""
+        next_refresh = 0.0              # time.monotonic()
         while not self._closing.is_set():
+            refresh = time.monotonic() >= next_refresh
             try:
-                await self.enforce_deadlines()
+                await self.enforce_deadlines(refresh=refresh)
+                if refresh:
+                    next_refresh = time.monotonic() + SWEEP_MAX_S
             except (StoreError, err.AppError) as e:
                 log.warning("deadline sweep failed", error=str(e))
+                next_refresh = time.monotonic() + SWEEP_RETRY_S
             await asyncio.sleep(SWEEP_MIN_S)
+            soonest = self._deadlines.soonest()
+            self._next_sweep_us = self.clock() + int((next_refresh - time.monotonic()) * 1e6)
+            if soonest is not None:
+                self._next_sweep_us = min(self._next_sweep_us, soonest)
             while (wait_s := (self._next_sweep_us - self.clock()) / 1e6) > 0:
                 self._deadline_sooner.clear()
                 try:
@@ -272,25 +312,34 @@ class TableApp:
                 except TimeoutError:
                     break
 
-    async def _presence(self, table_id: str, seat: int, command) -> None:
-        """Append a (dis)connection if the table still wants it; a refusal means it does not."""
-        with contextlib.suppress(err.AppError, StoreError):
+    async def _presence(self, table_id: str, seat: int, command) -> bool:
+        """Append a (dis)connection if the table still wants it (True if appended); a refusal
+        means it does not."""
+        try:
             await self._execute(table_id, f"presence-{seat}-{self.clock()}",
                                 lambda st: decide(st, command, self._next_deal()))
+            return True
+        except (err.AppError, StoreError):
+            return False
 
     def shutdown(self) -> None:
         self._closing.set()
         self.store.stop_waits()          # open watch streams end now: their clients move on
 
-    # Tokens: derived from the store's secret so a retried request gets the same one back;
+    # Tokens: derived from the server's key (from outside the store) and the caller-scoped
+    # request key, so a retried request gets the same one back and nothing else derives it;
     # prefixed by the table id so a token of another table is told apart from an unknown one.
-    def _token(self, kind: str, table_id: str, request_id: str) -> str:
-        mac = hmac.new(self._secret, f"{kind}|{table_id}|{request_id}".encode(), "sha256").digest()
+    def _token(self, kind: str, table_id: str, request: RequestKey) -> str:
+        mac = hmac.new(self._token_key, f"{kind}|{table_id}|{request.key}".encode(), "sha256").digest()
         return f"{table_id}.{base64.urlsafe_b64encode(mac).rstrip(b'=').decode()}"
 
-    def _table_id(self, request_id: str) -> str:
-        mac = hmac.new(self._secret, f"table|{request_id}".encode(), "sha256").digest()
-        return base64.b32encode(mac[:10]).decode().lower()
+    async def _table_id(self, request: RequestKey) -> str:
+        """A random id for a new table; a retried CreateTable gets the one its request claimed."""
+        try:
+            return await self.store.claim_table(request.key, base64.b32encode(
+                secrets.token_bytes(10)).decode().lower())
+        except StoreUnavailable as e:
+            raise err.AppError(err.UNAVAILABLE, "STORE_UNAVAILABLE", "the store cannot be reached") from e
 
     # Loading and appending -------------------------------------------------------------------
     async def _load(self, table_id: str) -> TableState:
@@ -322,17 +371,22 @@ class TableApp:
             evicted, _ = self._states.popitem(last=False)
             self._tails.pop(evicted, None)
 
-    async def _events_after(self, table_id: str, seen: int, upto: int | None) -> list[epb.TableEvent]:
-        """Events ``seen``+1..``upto`` (or all after ``seen``): from the tail of this process's own
-        appends when it holds them all (the watchers of a table share one decode), else from
-        the store."""
+    async def _events_after(self, table_id: str, seen: int, upto: int) -> list[epb.TableEvent]:
+        """The next events after ``seen``, up to ``upto`` and at most STREAM_PAGE of them: from the
+        tail of this process's own appends when it holds them all (the watchers of a table share
+        one decode), else one page from the store. A stream that is behind reads again by
+        sequence, so nothing piles up for it while it waits for its reader."""
         tail = self._tails.get(table_id)
-        if upto is not None and tail and tail[0].sequence <= seen + 1 and tail[-1].sequence >= upto:
+        if tail and tail[0].sequence <= seen + 1 and tail[-1].sequence >= upto:
             start = seen + 1 - tail[0].sequence
             picked = list(itertools.islice(tail, start, start + upto - seen))
             if len(picked) == upto - seen and picked[0].sequence == seen + 1 and picked[-1].sequence == upto:
                 return picked        # no gap: another process did not write in between
-        return [decode_stored(s) for s in await self.store.read(table_id, after_sequence=seen)]
+        return [decode_stored(s) for s in await self._page(table_id, seen, upto)]
+
+    async def _page(self, table_id: str, seen: int, upto: int) -> list:
+        """Stored events ``seen``+1.. up to ``upto``, at most STREAM_PAGE of them."""
+        return await self.store.read(table_id, after_sequence=seen, limit=min(STREAM_PAGE, upto - seen))
 
     async def _existing(self, table_id: str) -> TableState:
         if not table_id:
@@ -342,7 +396,7 @@ class TableApp:
             raise err.not_found(f"no table {table_id!r}")
         return state
 
-    async def _execute(self, table_id: str, request_id: str,
+    async def _execute(self, table_id: str, request_id: str | RequestKey,
                        build: Callable[[TableState], list[epb.TableEvent]],
                        expected_version: int | None = None,
                        loaded: TableState | None = None,
@@ -351,7 +405,10 @@ class TableApp:
         state the caller has, used for the first try; it may be behind the log (a cached one), so
         a conflict reloads, and so does a refusal if the log has moved past it. ``at_us``: the
         time a timed command was decided at, stamped on its events, so the log shows the very
-        time its deadline was judged by (a vote just in time stays in time)."""
+        time its deadline was judged by (a vote just in time stays in time). ``request_id``: a
+        client's RequestKey, or the name of the server's own move ("bot-12")."""
+        request, request_id = request_id, str(request_id)
+        rpc, fingerprint = _origin(request)
         lost_a_race = False      # an append of ours met a newer log: the table changed meanwhile
         for attempt in range(RETRIES):
             state, cached = (loaded, True) if attempt == 0 and loaded is not None \
@@ -364,7 +421,7 @@ class TableApp:
             except (Refused, IllegalAction) as e:
                 if cached and (await self._load(table_id)).version != state.version:
                     continue             # judged on a state the log has moved past: judge again
-                earlier = await self.store.request_events(table_id, request_id)
+                earlier = await self._recorded(table_id, request)
                 if earlier is not None:
                     return [decode_stored(s) for s in earlier], await self._load(table_id)
                 if e.reason == "VERSION_CONFLICT":
@@ -389,7 +446,10 @@ class TableApp:
             try:
                 result = await self.store.append(
                     table_id, state.version, [NewEvent(event_type(e), encode_body(e)) for e in events],
-                    request_id=request_id, recorded_at_us=now_us, index=index)
+                    request_id=request_id, recorded_at_us=now_us, index=index,
+                    rpc=rpc, fingerprint=fingerprint)
+            except RequestReused as reuse:
+                raise reused(reuse.rpc) from None
             except VersionConflict:
                 # A cached state may have been behind before the command came: only a fresh
                 # one shows that the table changed while the command was handled.
@@ -472,35 +532,34 @@ class TableApp:
     def _is_host(self, state: TableState, token: str | None) -> bool:
         return bool(token) and hmac.compare_digest(_sha256(token), state.created.host_token_hash)
 
-    async def _viewer(self, state: TableState, token: str | None, password: str = "") -> int:
+    async def _viewer(self, state: TableState, token: str | None, password: str = "", *,
+                      peer: str | None = None) -> int:
         """A seat, or SPECTATOR (no token, or the host's). A spectator without the host token
         needs the password of a private table."""
         if self._is_host(state, token):
             return SPECTATOR
         if not token:
-            await self._check_password(state, password)
+            await self._check_password(state, password, peer=peer)
             return SPECTATOR
         return await self._seat_of(state, token)
 
-    async def _check_password(self, state: TableState, password: str) -> None:
+    async def _check_password(self, state: TableState, password: str, *, peer: str | None = None,
+                              player: str = "") -> None:
         """Nothing for a public table; PERMISSION_DENIED for a wrong password of a private one,
-        and RESOURCE_EXHAUSTED after 5 wrong ones within a minute (per table, on every replica)."""
+        and RESOURCE_EXHAUSTED after 5 wrong ones within a minute from this caller (its peer
+        and player, on every replica)."""
         created = state.created
-        if not created.private:
-            return
-        if await self._wrong_passwords.blocked(state.table_id):
-            raise err.AppError(err.RESOURCE_EXHAUSTED, "TOO_MANY_WRONG_PASSWORDS",
-                               "too many wrong passwords for this table: wait a minute")
-        # scrypt is slow on purpose (tens of ms): off the event loop.
-        tried = await asyncio.to_thread(_scrypt, password, created.password_salt)
-        if not hmac.compare_digest(tried, created.password_hash):
-            await self._wrong_passwords.failed(state.table_id)
-            raise err.denied("WRONG_PASSWORD", "wrong password for this private table")
+        if created.private:
+            await self._passwords.check(state.table_id, caller_key(peer, player), password,
+                                        created.password_salt, created.password_hash)
 
     # Use cases -------------------------------------------------------------------------------
-    async def create_table(self, req: tpb.CreateTableRequest,
-                           player_token: str | None = None) -> tpb.CreateTableResponse:
-        key = _request_key(req.request_id, None)
+    async def create_table(self, req: tpb.CreateTableRequest, player_token: str | None = None, *,
+                           peer: str | None = None,
+                           caller: Caller | None = None) -> tpb.CreateTableResponse:
+        """``peer``: the caller's host, whose tables (or its player's) count against the quota;
+        None for a caller inside this process (the demo, a benchmark), which has none."""
+        key = self.requests.key("CreateTable", req, None, caller or Caller(player_token=player_token))
         host_player = self.identity.player_id(player_token)
         preset = req.preset or "classic"
         try:
@@ -517,8 +576,9 @@ class TableApp:
             raise err.invalid("takeover_bot_level", "takeover_bot_level: EASY, NORMAL or HARD")
         if not 0 <= req.turn_timer_s <= MAX_TURN_TIMER_S:
             raise err.invalid("turn_timer_s", f"turn_timer_s: 0 (no timer) to {MAX_TURN_TIMER_S} seconds")
-        table_id = self._table_id(req.request_id)
-        host_token = self._token("host", table_id, "")
+        await self._count_table_created(key, peer, host_player)
+        table_id = await self._table_id(key)
+        host_token = self._token("host", table_id, key)
         created = epb.TableCreated(
             name=req.name or f"{preset} table", preset=preset, options=rules.as_strings(),
             private=req.private, stake=req.stake,
@@ -527,11 +587,23 @@ class TableApp:
             host_player_id=host_player)
         if req.private:
             created.password_salt = secrets.token_bytes(16)
-            created.password_hash = await asyncio.to_thread(_scrypt, req.password, created.password_salt)
+            created.password_hash = await self._passwords.hash(req.password, created.password_salt)
         _, state = await self._execute(table_id, key,
                                        lambda s: decide(s, CreateTable(created), self._next_deal()))
         return tpb.CreateTableResponse(table_id=table_id, host_token=host_token,
                                        table=table_view(state, SPECTATOR))
+
+    async def _count_table_created(self, key: RequestKey, peer: str | None, player: str) -> None:
+        """A registered player's tables count against it, a guest's against its peer; a retry
+        (the same request key) counts once."""
+        window = self._tables_created
+        if window is None or peer is None:
+            return
+        caller = caller_key(f"player:{player}" if player else peer)
+        if await window.take(caller, holder=str(key)) is None:
+            raise err.AppError(err.RESOURCE_EXHAUSTED, "TOO_MANY_TABLES",
+                               f"at most {window.limit} new tables per minute from one caller: "
+                               "retry within a minute")
 
     async def list_tables(self, req: tpb.ListTablesRequest) -> tpb.ListTablesResponse:
         if req.page_size < 0:
@@ -541,8 +613,10 @@ class TableApp:
         return tpb.ListTablesResponse(tables=[tpb.TableSummary.FromString(e.summary) for _, e, _ in rows])
 
     async def join_table(self, req: tpb.JoinTableRequest, token: str | None,
-                         player_token: str | None = None) -> tpb.JoinTableResponse:
-        key = _request_key(req.request_id, token)
+                         player_token: str | None = None, *,
+                         peer: str | None = None,
+                         caller: Caller | None = None) -> tpb.JoinTableResponse:
+        key = self.requests.key("JoinTable", req, token, caller or Caller(player_token=player_token))
         seat = _check_seat(req.seat if req.HasField("seat") else None)
         player = self.identity.player_id(player_token)
         state = await self._existing(req.table_id)
@@ -550,9 +624,9 @@ class TableApp:
             return await self._reclaim(state, token, key)
         if not 1 <= len(req.display_name) <= MAX_DISPLAY_NAME:
             raise err.invalid("display_name", f"display_name: 1 to {MAX_DISPLAY_NAME} characters")
-        await self._check_password(state, req.password)
+        await self._check_password(state, req.password, peer=peer, player=player)
         held = await self._hold_stake(state, player)
-        seat_token = self._token("seat", req.table_id, req.request_id)
+        seat_token = self._token("seat", req.table_id, key)
         command = JoinSeat(seat, req.display_name, _sha256(seat_token), player)
         try:
             events, state = await self._execute(
@@ -562,7 +636,10 @@ class TableApp:
                 await self._release_stake_unless_seated(req.table_id, player, held)
             raise
         taken = next(e.seat_joined.seat for e in events if e.HasField("seat_joined"))
-        return tpb.JoinTableResponse(seat=taken, seat_token=seat_token, table=table_view(state, taken))
+        # A retry shows what the token may see now: its seat, or (the seat left, and maybe
+        # another player's since) the spectator view.
+        viewer = taken if state.seat_of_token_hash(_sha256(seat_token)) == taken else SPECTATOR
+        return tpb.JoinTableResponse(seat=taken, seat_token=seat_token, table=table_view(state, viewer))
 
     # Stakes: a player who sits at a stake table (or votes for a rematch there) sets the stake
     # aside in its ledger first, so the chips it has can never be promised to two games.
@@ -610,15 +687,16 @@ class TableApp:
         with contextlib.suppress(StoreError):
             await self.ledgers.release_stake(player, table_id, game)
 
-    async def _reclaim(self, state: TableState, token: str, key: str) -> tpb.JoinTableResponse:
+    async def _reclaim(self, state: TableState, token: str, key: RequestKey) -> tpb.JoinTableResponse:
         """A player who left comes back with its seat token: the takeover bot hands it back."""
         seat = await self._seat_of(state, token)
         _, state = await self._execute(state.table_id, key,
                                        lambda s: decide(s, ReclaimSeat(seat), self._next_deal()))
         return tpb.JoinTableResponse(seat=seat, seat_token=token, table=table_view(state, seat))
 
-    async def add_bot(self, req: tpb.AddBotRequest, token: str | None) -> tpb.AddBotResponse:
-        key = _request_key(req.request_id, token)
+    async def add_bot(self, req: tpb.AddBotRequest, token: str | None, *,
+                      caller: Caller | None = None) -> tpb.AddBotResponse:
+        key = self.requests.key("AddBot", req, token, caller)
         seat = _check_seat(req.seat if req.HasField("seat") else None)
         if req.level not in (0, epb.EASY, epb.NORMAL, epb.HARD):
             raise err.invalid("level", "level: EASY, NORMAL or HARD")
@@ -631,18 +709,24 @@ class TableApp:
         taken = next(e.bot_seated.seat for e in events if e.HasField("bot_seated"))
         return tpb.AddBotResponse(seat=taken, table=table_view(state, SPECTATOR))
 
-    async def leave_table(self, req: tpb.LeaveTableRequest, token: str | None) -> tpb.LeaveTableResponse:
-        key = _request_key(req.request_id, token)
+    async def leave_table(self, req: tpb.LeaveTableRequest, token: str | None, *,
+                          caller: Caller | None = None) -> tpb.LeaveTableResponse:
+        key = self.requests.key("LeaveTable", req, token, caller)
         state = await self._existing(req.table_id)
-        seat = await self._seat_of(state, token)
-        if state.seats[seat].occupant != HUMAN:
-            raise err.refused("NOT_SEATED", "you have already left this seat")
+        try:
+            seat = await self._seat_of(state, token)
+            if state.seats[seat].occupant != HUMAN:
+                raise err.refused("NOT_SEATED", "you have already left this seat")
+        except err.AppError:
+            if await self._recorded(req.table_id, key):     # a retry: the seat is left already
+                return tpb.LeaveTableResponse(table=table_view(state, SPECTATOR))
+            raise
         level, player = state.created.takeover_bot_level or epb.NORMAL, state.seats[seat].player_id
         _, state = await self._execute(
             req.table_id, key, lambda s: decide(s, LeaveSeat(seat, level), self._next_deal()))
         if state.created.stake and player and state.status != PLAYING:
             await self._release_stake_unless_seated(req.table_id, player, state.game_number + 1)
-        return tpb.LeaveTableResponse(table=table_view(state, seat))
+        return tpb.LeaveTableResponse(table=table_view(state, SPECTATOR))
 
     async def _cached_seat(self, table_id: str, token: str | None) -> tuple[TableState, int]:
         """The table and the caller's seat, from this process's cached state when that shows the
@@ -673,8 +757,9 @@ class TableApp:
                                            your_turn=state.to_act() == seat,
                                            actions=[_action_pb(type(a), a) for a in legal])
 
-    async def act(self, req: tpb.ActRequest, token: str | None) -> tpb.ActResponse:
-        key = _request_key(req.request_id, token)
+    async def act(self, req: tpb.ActRequest, token: str | None, *,
+                  caller: Caller | None = None) -> tpb.ActResponse:
+        key = self.requests.key("Act", req, token, caller)
         try:
             action = action_from_pb(req.action)
         except BadMessage as e:
@@ -702,18 +787,29 @@ class TableApp:
             redactor.see(decode_stored(stored))
         return redactor
 
-    async def get_table(self, req: tpb.GetTableRequest, token: str | None) -> tpb.Table:
+    async def _recorded(self, table_id: str, request: str | RequestKey):
+        """The events this very request appended (a retry), or None; REQUEST_ID_REUSED if its
+        id was used for another request."""
+        rpc, fingerprint = _origin(request)
+        try:
+            return await self.store.request_events(table_id, str(request), rpc=rpc,
+                                                   fingerprint=fingerprint)
+        except RequestReused as reuse:
+            raise reused(reuse.rpc) from None
+
+    async def get_table(self, req: tpb.GetTableRequest, token: str | None, *,
+                        peer: str | None = None) -> tpb.Table:
         state = await self._existing(req.table_id)
-        viewer = await self._viewer(state, token, req.password)
+        viewer = await self._viewer(state, token, req.password, peer=peer)
         self._kick_bots_if_due(state)
         return table_view(state, viewer)
 
-    async def watch_table(self, req: tpb.WatchTableRequest,
-                          token: str | None) -> AsyncIterator[epb.TableEvent]:
+    async def watch_table(self, req: tpb.WatchTableRequest, token: str | None, *,
+                          peer: str | None = None) -> AsyncIterator[epb.TableEvent]:
         if req.from_sequence < 0:
             raise err.invalid("from_sequence", "from_sequence: 0 or more (0 and 1 both mean from the start)")
         state = await self._existing(req.table_id)
-        viewer = await self._viewer(state, token, req.password)
+        viewer = await self._viewer(state, token, req.password, peer=peer)
         first = max(req.from_sequence, 1)
         if first > state.version + 1:
             raise err.AppError(err.OUT_OF_RANGE, "SEQUENCE_AHEAD",
@@ -725,16 +821,13 @@ class TableApp:
         redactor = Redactor(viewer)
         seen = 0
         metrics.WATCH_STREAMS.inc()
-        stream_key = (req.table_id, viewer)
-        if viewer >= 0:
-            self._streams[stream_key] = self._streams.get(stream_key, 0) + 1
-            if state.seats[viewer].disconnected_at_us:
-                await self._presence(req.table_id, viewer, Reconnect(viewer))
-        upto = None
+        seat_lease = await self._seats_present.arrive(req.table_id, viewer) if viewer >= 0 else None
+        upto = state.version
         state = None     # what the stream started from: not kept alive while it waits
         try:
             while not self._closing.is_set():
-                if upto is None or upto > seen:
+                # A page at a time: the next is read once the client has taken this one.
+                while seen < upto and not self._closing.is_set():
                     for event in await self._events_after(req.table_id, seen, upto):
                         shown = redactor.see(event)
                         seen = event.sequence
@@ -748,32 +841,37 @@ class TableApp:
             metrics.WATCH_STREAMS.dec()
             if place is not None:
                 self._spawn(self._spectators.leave(req.table_id, place))
-            if viewer >= 0:
-                self._streams[stream_key] -= 1
-                if not self._streams[stream_key]:
-                    del self._streams[stream_key]
-                    if not self._closing.is_set():
-                        self._spawn(self._presence(req.table_id, viewer, Disconnect(viewer)))
+            if seat_lease is not None:
+                self._seats_present.depart(req.table_id, viewer, seat_lease, closing=self._closing.is_set())
 
-    async def post_chat(self, req: tpb.PostChatRequest, token: str | None) -> tpb.PostChatResponse:
-        key = _request_key(req.request_id, token)
+    async def post_chat(self, req: tpb.PostChatRequest, token: str | None, *,
+                        peer: str | None = None,
+                        caller: Caller | None = None) -> tpb.PostChatResponse:
+        """A seat's messages count against the seat (the log's limit); a spectator's against the
+        caller, its peer and the (host) token it shows, whatever name it gives."""
+        key = self.requests.key("PostChat", req, token, caller)
         if not 1 <= len(req.text) <= MAX_CHAT or not req.text.strip():
             raise err.invalid("text", f"text: 1 to {MAX_CHAT} characters, not only spaces")
         state = await self._existing(req.table_id)
-        seat = await self._viewer(state, token, req.password)
-        if seat == SPECTATOR and not 1 <= len(req.display_name) <= MAX_DISPLAY_NAME:
-            raise err.invalid("display_name", f"display_name: a spectator posts under a name of "
-                                              f"1 to {MAX_DISPLAY_NAME} characters")
+        seat = await self._viewer(state, token, req.password, peer=peer)
+        if seat == SPECTATOR:
+            _check_spectator_name(state, req.display_name)
+            # The request's key holds the place: a retry is not counted again.
+            if await self._spectator_chats.take(f"{req.table_id}:{caller_key(peer, token)}",
+                                                holder=str(key)) is None:
+                raise err.AppError(err.RESOURCE_EXHAUSTED, "CHAT_TOO_FAST",
+                                   f"at most {CHAT_BURST} messages per {CHAT_WINDOW_S} seconds "
+                                   "from one spectator")
         name = state.seats[seat].display_name if seat >= 0 else req.display_name
         command = PostChat(seat, name, req.text, self.clock())
         events, _ = await self._execute(req.table_id, key,
                                         lambda s: decide(s, command, self._next_deal()),
                                         at_us=command.now_us)
-        return tpb.PostChatResponse(event=events[0])
+        return tpb.PostChatResponse(event=Redactor(seat).see(events[0]))
 
-    async def vote_rematch(self, req: tpb.VoteRematchRequest,
-                           token: str | None) -> tpb.VoteRematchResponse:
-        key = _request_key(req.request_id, token)
+    async def vote_rematch(self, req: tpb.VoteRematchRequest, token: str | None, *,
+                           caller: Caller | None = None) -> tpb.VoteRematchResponse:
+        key = self.requests.key("VoteRematch", req, token, caller)
         state = await self._existing(req.table_id)
         seat = await self._seated(state, token)
         if state.created.stake:
@@ -817,20 +915,32 @@ class TableApp:
             reply.you.CopyFrom(mine or tpb.LeaderboardEntry(player_id=player, rating=RATING_START))
         return reply
 
+    @signed_export      # after the events, their signed head
     async def export_log(self, req: tpb.ExportLogRequest, token: str | None) -> AsyncIterator[epb.LoggedEvent]:
         if not token:
             raise err.unauthenticated("ExportLog needs the reviewer token")
         if self._reviewer_hash is None or not hmac.compare_digest(_sha256(token), self._reviewer_hash):
-            raise err.denied("NOT_REVIEWER", "only the reviewer token may export a log")
-        await self._existing(req.table_id)
-        for stored in await self.store.read(req.table_id):
-            yield logged_event(stored)
+            if await self._holds_a_seat_elsewhere("", token):     # a seat or host token
+                raise err.denied("NOT_REVIEWER", "only the reviewer token may export a log")
+            raise err.unauthenticated("unknown token: ExportLog needs the reviewer token")
+        seen, upto = 0, (await self._existing(req.table_id)).version
+        # The log as it stood when asked, a page at a time.
+        while seen < upto and (page := await self._page(req.table_id, seen, upto)):
+            for stored in page:
+                yield logged_event(stored)
+            seen = page[-1].sequence
+
+    async def get_export_key(self, req: tpb.GetExportKeyRequest) -> tpb.GetExportKeyResponse:
+        return key_response(self.server_key)
 
     # Bots ------------------------------------------------------------------------------------
-    def _kick_bots_if_due(self, state: TableState) -> None:
+    def _kick_bots_if_due(self, state: TableState) -> bool:
+        """Play the table's bots here if one is to act; whether one is."""
         seat = state.to_act()
         if seat is not None and state.seats[seat].occupant == BOT:
             self._kick_bots(state.table_id)
+            return True
+        return False
 
     def _kick_bots(self, table_id: str) -> None:
         if self._closing.is_set():
@@ -841,32 +951,41 @@ class TableApp:
         self._bot_tasks[table_id] = asyncio.get_running_loop().create_task(self._play_bots(table_id))
 
     async def _play_bots(self, table_id: str) -> None:
-        """While a bot is to act, ask it (with its seat's view) and append its move."""
+        """While a bot is to act, ask it (with its seat's view) and append its move. A store that
+        cannot be reached pauses the bots, which try again (after BOT_RETRY_S) until it can;
+        should this process die instead, the sweep of due bots plays them on another replica."""
+        failures = 0
         try:
             while not self._closing.is_set():
                 self._bot_again.discard(table_id)
-                state = await self._load(table_id)
-                seat = state.to_act()
-                if seat is None or state.seats[seat].occupant != BOT:
-                    if table_id in self._bot_again:
-                        continue
-                    return
-                level = state.seats[seat].bot_level
-                seed = secrets.randbits(63)
-                started = time.perf_counter()
-                action = bots.choose(level, seat_view(state, seat), seed)
-                metrics.BOT_DECISION_SECONDS.labels(epb.BotLevel.Name(level).lower()).observe(
-                    time.perf_counter() - started)
-                command = Act(seat, action, epb.BotMove(level=level, seed=seed))
                 try:
+                    state = await self._load(table_id)
+                    seat = state.to_act()
+                    if seat is None or state.seats[seat].occupant != BOT:
+                        if table_id in self._bot_again:
+                            continue
+                        return
+                    level = state.seats[seat].bot_level
+                    seed = secrets.randbits(63)
+                    started = time.perf_counter()
+                    action = bots.choose(level, seat_view(state, seat), seed)
+                    metrics.BOT_DECISION_SECONDS.labels(epb.BotLevel.Name(level).lower()).observe(
+                        time.perf_counter() - started)
+                    command = Act(seat, action, epb.BotMove(level=level, seed=seed))
                     await self._execute(table_id, f"bot-{state.version + 1}",
                                         lambda s, c=command: decide(s, c, self._next_deal()), state.version)
-                except err.AppError as e:
-                    if e.code != err.ABORTED:      # aborted: someone else moved first; look again
+                    failures = 0
+                except (StoreError, err.AppError) as e:
+                    code = e.code if isinstance(e, err.AppError) else err.UNAVAILABLE
+                    if code == err.ABORTED:           # someone else moved first: look again
+                        continue
+                    if code != err.UNAVAILABLE:
                         log.error("bot move refused", table_id=table_id, reason=e.reason, error=e.message)
                         return
-        except (StoreError, err.AppError) as e:
-            log.warning("bots paused", table_id=table_id, error=str(e))
+                    if not failures:
+                        log.warning("bots paused", table_id=table_id, error=str(e))
+                    await asyncio.sleep(BOT_RETRY_S[min(failures, len(BOT_RETRY_S) - 1)])
+                    failures += 1
         finally:
             self._bot_tasks.pop(table_id, None)
 
@@ -936,15 +1055,21 @@ def _index_entry(state: TableState) -> TableIndexEntry:
                            summary=summary.SerializeToString(deterministic=True))
 
 
-def _request_key(request_id: str, token: str | None) -> str:
-    """What the log keeps of a request id: a hash scoped to the caller's token, so two callers'
-    ids never collide and an export does not show the id (which retrieves a JoinTable's token)."""
-    if not request_id:
-        raise err.invalid("request_id", "request_id: required (a fresh random UUID per request; "
-                                        "resend the same one to retry)")
-    if len(request_id) > MAX_REQUEST_ID or "\x00" in request_id:
-        raise err.invalid("request_id", f"request_id: at most {MAX_REQUEST_ID} printable characters")
-    return "r:" + hashlib.sha256(f"{token or ''}|{request_id}".encode()).hexdigest()[:32]
+def _origin(request: str | RequestKey) -> tuple[str, bytes]:
+    """(rpc, fingerprint) of a client's request; a move of the server's own has neither."""
+    return (request.rpc, request.fingerprint) if isinstance(request, RequestKey) else ("", b"")
+
+
+def _check_spectator_name(state: TableState, name: str) -> None:
+    """A spectator's name: its own, never one a seat of the table shows."""
+    if not 1 <= len(name) <= MAX_DISPLAY_NAME:
+        raise err.invalid("display_name", f"display_name: a spectator posts under a name of "
+                                          f"1 to {MAX_DISPLAY_NAME} characters")
+    seats = {s.display_name.strip().casefold() for s in state.seats if s.display_name}
+    if name.strip().casefold() in seats:
+        raise err.invalid("display_name", f"display_name: {name!r} is the name of a seat at this "
+                                          "table: a spectator posts under a name of its own",
+                          "NAME_OF_A_SEAT")
 
 
 def _check_seat(seat: int | None) -> int | None:

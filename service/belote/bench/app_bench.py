@@ -17,6 +17,7 @@ import uuid
 
 from belote.app.tables import TableApp
 from belote.observability import configure_logging
+from belote.rules.options import MAX_TARGET
 from belote.v1 import table_service_pb2 as pb
 
 TABLES = 100
@@ -90,7 +91,7 @@ async def measure() -> tuple[float, float]:
         try:
             for _ in range(TABLES):
                 created = await app.create_table(pb.CreateTableRequest(
-                    preset="classic", options={"target": "100000"}, request_id=uuid.uuid4().hex))
+                    preset="classic", options={"target": str(MAX_TARGET)}, request_id=uuid.uuid4().hex))
                 for s in range(4):
                     joined = await app.join_table(pb.JoinTableRequest(
                         table_id=created.table_id, seat=s, display_name=f"p{s}",

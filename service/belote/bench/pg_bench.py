@@ -28,10 +28,14 @@ The figures depend on the machine: PostgreSQL, the server processes and this cli
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
+import functools
 import os
 import random
+import secrets
 import statistics
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -114,9 +118,19 @@ async def act_rpc_split(targets: list[str], tables: int = 100,
     return sum(counts) / elapsed, p99
 
 
+@functools.cache
+def _key_file() -> str:
+    """A key for this run's servers (a PostgreSQL server needs one, the same on each replica)."""
+    fd, path = tempfile.mkstemp(prefix="belote-bench-", suffix=".key")
+    with os.fdopen(fd, "w") as out:
+        out.write(secrets.token_hex(32))
+    atexit.register(os.unlink, path)
+    return path
+
+
 def _server(url: str):
     # No metrics endpoint: its fixed default port would keep a second replica from starting.
-    return start_server(url, {"BELOTE_METRICS_LISTEN": ""})
+    return start_server(url, {"BELOTE_METRICS_LISTEN": "", "BELOTE_KEY_FILE": _key_file()})
 
 
 def _stop(proc) -> None:

@@ -42,7 +42,7 @@ import time
 
 from belote.review.load import parse_lines, to_json_line
 from belote.review.sample import sample_logs
-from belote.review.verify import entries_of, review
+from belote.review.verify import export_of, review
 
 PRESET_GAMES = [
     ("classic", ("easy", "human", "normal", "easy")),
@@ -81,36 +81,48 @@ def _best_rate(work, units: int, seconds: float, rounds: int = 3) -> float:
 
 
 def replay_verify_rate(logs, seconds: float = 1.0) -> float:
-    """Events per second through review(check_bots=False), entries built beforehand."""
-    entries = [entries_of(log) for log in logs]
-    for e in entries:                                   # a clean sample, or the figure means nothing
-        assert review(e, check_bots=False).clean
-    return _best_rate(lambda: [review(e, check_bots=False) for e in entries],
-                      sum(map(len, entries)), seconds)
+    """Events per second through review(check_bots=False), entries built beforehand (the head
+    line each export ends with is checked, and not counted as an event)."""
+    exports = [export_of(log) for log in logs]
+    for entries, end in exports:                        # a clean sample, or the figure means nothing
+        assert review(entries, check_bots=False, end=end).clean
+    return _best_rate(lambda: [review(entries, check_bots=False, end=end) for entries, end in exports],
+                      sum(len(entries) for entries, _ in exports), seconds)
+
+
+def _events(logs) -> int:
+    return sum(len(log) - 1 for log in logs)           # each export's last line is its head
 
 
 def replay_from_messages_rate(logs, seconds: float = 1.0) -> float:
     """Events per second from LoggedEvent messages to the review (bots not recomputed)."""
-    return _best_rate(lambda: [review(entries_of(log), check_bots=False) for log in logs],
-                      sum(map(len, logs)), seconds)
+    def work():
+        for log in logs:
+            entries, end = export_of(log)
+            review(entries, check_bots=False, end=end)
+    return _best_rate(work, _events(logs), seconds)
 
 
 def replay_from_json_rate(logs, seconds: float = 1.0) -> float:
     """Events per second from the export's JSON lines to the review (bots not recomputed)."""
     texts = [[to_json_line(m) + "\n" for m in log] for log in logs]
-    return _best_rate(lambda: [review(entries_of(parse_lines(t)), check_bots=False) for t in texts],
-                      sum(map(len, texts)), seconds)
+
+    def work():
+        for t in texts:
+            entries, end = export_of(parse_lines(t))
+            review(entries, check_bots=False, end=end)
+    return _best_rate(work, _events(logs), seconds)
 
 
 def bot_check_seconds(log, rounds: int = 3) -> float:
     """Seconds the bot recomputation adds to the review of one game."""
-    entries = entries_of(log)
+    entries, end = export_of(log)
 
     def best(**kw) -> float:
         times = []
         for _ in range(rounds):
             start = time.process_time()
-            result = review(entries, **kw)
+            result = review(entries, end=end, **kw)
             times.append(time.process_time() - start)
             assert result.clean
         return min(times)

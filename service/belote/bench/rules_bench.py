@@ -1,64 +1,99 @@
-"""Rules engine figures: random complete deals per second, legal-card generations per second."""
+"""Rules engine figures: random complete deals per second (on the deal state, and through the
+public Game API), legal-card generations per second.
+
+Seconds are the process's CPU seconds (``time.process_time``), as in issue 17's comparison: on
+a machine shared with other work, wall-clock figures would measure the neighbours too.
+"""
 
 from __future__ import annotations
 
 import random
 import time
+from dataclasses import replace
 
-from belote.rules import DEALING, OVER, Game, rules_for
+from belote.rules import DEALING, OVER, PLAYING, Game, rules_for
 from belote.rules.cards import cards_of
+from belote.rules.options import MAX_STORED_TARGET
+from belote.rules.play import legal_mask
 
 
-def random_deals(preset: str = "classic", seconds: float = 3.0, seed: int = 1) -> float:
-    """Complete deals per second: shuffle, auction, 32 cards with legal-move generation, scoring,
-    every action drawn uniformly from the legal ones (redeals are shuffled again, not counted)."""
-    rules = rules_for(preset, {"target": 10**5})
-    rng = random.Random(seed)
-    rand = rng.random
+def random_deck(rand) -> list[int]:
+    """A uniformly random deck order (32 distinct random keys sorted)."""
+    return sorted(range(32), key=lambda _: rand())
+
+
+def deals_per_cpu_second(deal, preset: str, seconds: float, seed: int) -> float:
+    """Complete deals per CPU second, ``deal(game, rand)`` playing each (it returns False for a
+    redeal: those are shuffled again, not counted)."""
+    rules = replace(rules_for(preset), target=MAX_STORED_TARGET)
+    rand = random.Random(seed).random
     game = Game(rules)
     deals = 0
-    start = time.perf_counter()
+    start = time.process_time()
     deadline = start + seconds
     while True:
         if game.phase == OVER:
             game = Game(rules)
-        deck = list(range(32))
-        rng.shuffle(deck)
-        game.start_deal(deck)
-        while game.phase == "auction":
-            calls = game.auction.legal_calls()
-            game.auction.call(calls[int(rand() * len(calls))])
-            if game.auction.finished:
-                game.apply  # noqa: B018 - the settle below goes through the Game
-                if game.auction.all_passed:
-                    game._next_dealer()
-                else:
-                    game._settle(game.auction.best_seat, game.auction.best, game.auction.forced)
+        if deal(game, rand):
+            deals += 1
+            if deals % 256 == 0 and time.process_time() > deadline:
+                break
+    return deals / (time.process_time() - start)
+
+
+def on_the_deal_state(game: Game, rand) -> bool:
+    """Shuffle, bid, then 32 cards on ``CardPlay`` (legal_cards, play), and the deal's score."""
+    game.start_deal(random_deck(rand))
+    while game.phase != PLAYING:
         if game.phase == DEALING:
+            game.start_deal(random_deck(rand))
             continue
-        play = game.play
-        while play.trick_number < 8:
-            legal = play.legal_cards()
-            k = int(rand() * legal.bit_count())
-            while k:
-                legal &= legal - 1
-                k -= 1
-            play.play((legal & -legal).bit_length() - 1)
-        game._finish_deal()
-        deals += 1
-        if deals % 256 == 0 and time.perf_counter() > deadline:
-            break
-    return deals / (time.perf_counter() - start)
+        calls = game.legal_actions()
+        game.apply(game.to_act(), calls[int(rand() * len(calls))])
+    play = game.play
+    legal_cards, play_card = play.legal_cards, play.play
+    for _ in range(32):
+        legal = legal_cards()
+        k = int(rand() * legal.bit_count())
+        while k:
+            legal &= legal - 1
+            k -= 1
+        play_card((legal & -legal).bit_length() - 1)
+    game._finish_deal()
+    return True
+
+
+def through_the_game(game: Game, rand) -> bool:
+    """Shuffle, then every action through the public Game API: legal_actions and apply."""
+    game.start_deal(random_deck(rand))
+    while (seat := game.to_act()) is not None:
+        actions = game.legal_actions()
+        game.apply(seat, actions[int(rand() * len(actions))])
+    return not game.last_result.redeal
+
+
+def random_deals(preset: str = "classic", seconds: float = 3.0, seed: int = 1) -> float:
+    """Complete deals per second on the deal state (``CardPlay``): shuffle, auction, 32 cards
+    with legal-move generation, scoring, every action drawn uniformly from the legal ones."""
+    return deals_per_cpu_second(on_the_deal_state, preset, seconds, seed)
+
+
+def game_random_deals(preset: str = "classic", seconds: float = 3.0, seed: int = 1) -> float:
+    """Complete deals per second through the public ``Game`` API only: ``legal_actions``,
+    ``apply`` and the deal's result, every action drawn uniformly from the legal ones."""
+    return deals_per_cpu_second(through_the_game, preset, seconds, seed)
 
 
 def legal_cards_rate(seconds: float = 2.0, seed: int = 2) -> float:
-    """legal_cards() calls per second over positions of random classic deals."""
+    """Legal-card masks computed per second (``legal_mask``, what ``CardPlay.legal_cards`` and
+    the bots' search compute; ``legal_cards`` keeps its mask until the next card) over
+    positions of random classic deals."""
     rules = rules_for("classic")
     rng = random.Random(seed)
     positions = []
     while len(positions) < 3000:
         game = Game(rules)
-        while game.phase != "playing":
+        while game.phase != PLAYING:
             if game.phase == DEALING:
                 deck = list(range(32))
                 rng.shuffle(deck)
@@ -69,17 +104,20 @@ def legal_cards_rate(seconds: float = 2.0, seed: int = 2) -> float:
         while not play.over:
             positions.append(play.copy())
             play.play(rng.choice(cards_of(play.legal_cards())))
+    situations = [(p.hands[p.turn], p.led_mask, p.best_card, p.best_seat == p.turn ^ 2, p)
+                  for p in positions]
     calls = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        for p in positions:
-            p.legal_cards()
-        calls += len(positions)
-    return calls / (time.perf_counter() - start)
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        for hand, led, best, partner_wins, rules_of_play in situations:
+            legal_mask(hand, led, best, partner_wins, rules_of_play)
+        calls += len(situations)
+    return calls / (time.process_time() - start)
 
 
 def run() -> list[tuple[str, float, str]]:
     return [("rules_random_deals_per_s", random_deals(), "deals/s"),
+            ("game_random_deals_per_s", game_random_deals(), "deals/s"),
             ("legal_cards_per_s", legal_cards_rate(), "calls/s")]
 
 

@@ -17,9 +17,12 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
+from dataclasses import replace
 
 import grpc
 
+from belote.rules.options import MAX_STORED_TARGET, MAX_TARGET
 from belote.store import NewEvent, open_store
 from belote.table.codec import decode_stored, encode_body, event_type
 from belote.table.decide import Act, CreateTable, JoinSeat, NextDeal, decide
@@ -33,7 +36,7 @@ def ten_deal_log(seed: int = 1) -> list[epb.TableEvent]:
     """A classic game of random legal actions, stopped after 10 scored deals."""
     from belote.rules import rules_for
     rng = random.Random(seed)
-    rules = rules_for("classic", {"target": "100000"})
+    rules = replace(rules_for("classic"), target=MAX_STORED_TARGET)
     state = TableState("bench")
     events: list[epb.TableEvent] = []
 
@@ -71,8 +74,9 @@ async def fold_rate(seconds: float = 3.0) -> float:
 
 def start_server(store_url: str, extra_env: dict | None = None) -> tuple[subprocess.Popen, str]:
     """``belote serve`` on a free loopback port; returns the process and its address."""
-    env = {**os.environ, "BELOTE_LOG_LEVEL": "warning", "BELOTE_METRICS_LISTEN": "", "BELOTE_WEB_LISTEN": "",
-           **(extra_env or {})}
+    env = {**os.environ, "BELOTE_LOG_LEVEL": "warning", "BELOTE_METRICS_LISTEN": "",
+           "BELOTE_WEB_LISTEN": "",
+           "BELOTE_TABLES_PER_MINUTE": "0", **(extra_env or {})}      # one client makes every table
     proc = subprocess.Popen([sys.executable, "-m", "belote.cli", "serve", "--listen", "127.0.0.1:0",
                              "--store", store_url], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             env=env, text=True)
@@ -101,12 +105,12 @@ def _next_to_act(seat: int, events) -> int | None:
 
 async def _play_table(stub, index: int, until: float, latencies: list[float], rng: random.Random) -> int:
     created = await stub.CreateTable(tpb.CreateTableRequest(
-        preset="classic", options={"target": "100000"}, request_id=f"bench-{index}-{time.time_ns()}"))
+        preset="classic", options={"target": str(MAX_TARGET)}, request_id=uuid.uuid4().hex))
     table_id = created.table_id
     tokens = []
     for seat in range(4):
         joined = await stub.JoinTable(tpb.JoinTableRequest(
-            table_id=table_id, seat=seat, display_name=f"p{seat}", request_id=f"j{seat}"))
+            table_id=table_id, seat=seat, display_name=f"p{seat}", request_id=uuid.uuid4().hex))
         tokens.append([("authorization", f"Bearer {joined.seat_token}")])
     acts, seat, n = 0, 1, 0
     while time.perf_counter() < until:
@@ -118,7 +122,7 @@ async def _play_table(stub, index: int, until: float, latencies: list[float], rn
         n += 1
         start = time.perf_counter()
         resp = await stub.Act(tpb.ActRequest(table_id=table_id, action=rng.choice(legal.actions),
-                                             request_id=f"a{n}"), metadata=tokens[seat])
+                                             request_id=uuid.uuid4().hex), metadata=tokens[seat])
         latencies.append(time.perf_counter() - start)
         acts += 1
         seat = _next_to_act(seat, resp.events)

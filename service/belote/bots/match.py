@@ -23,7 +23,7 @@ import sys
 import time
 from dataclasses import dataclass, field, replace
 
-from belote.rules import AUCTION, PLAYING, Game, rules_for
+from belote.rules import Game, rules_for
 from belote.table.state import TableState
 from belote.table.views import seat_view
 from belote.v1 import events_pb2 as epb
@@ -81,7 +81,7 @@ def play_deal(rules, levels: tuple[int, int, int, int], deal: int, seed: int,
     while not game.scores:
         game.start_deal(deck_order(seed, deal, attempt))
         attempt += 1
-        while game.phase in (AUCTION, PLAYING):
+        while game.to_act() is not None:
             seat = game.to_act()
             view = seat_view(state, seat)
             start = time.perf_counter()

@@ -8,8 +8,8 @@ A :class:`Position` is a deal in progress where all four hands are known. On it:
 
 Values are the trick points the searching team ends the deal with, the capot folded in:
 ``+capot_bonus`` when it takes all 8 tricks, ``-capot_bonus`` when the other team does, so
-one number orders every outcome. Legal moves follow SPEC §4 exactly as
-:meth:`belote.rules.play.CardPlay.legal_cards` does (a test compares them).
+one number orders every outcome. Legal moves are the rules' own
+:func:`belote.rules.play.legal_mask`, the function behind ``CardPlay.legal_cards``.
 """
 
 from __future__ import annotations
@@ -18,10 +18,8 @@ from functools import cache
 from typing import NamedTuple
 
 from belote.rules.cards import SUIT_MASK, cards_of
-from belote.rules.play import BELGIAN, FREE, PLAY_RULES
+from belote.rules.play import PLAY_RULES, legal_mask
 from belote.rules.values import ContractTable
-
-FULL = 0xFFFFFFFF
 
 
 class SearchRules(NamedTuple):
@@ -56,35 +54,6 @@ def _search_rules(play: str, undertrump: str, table: ContractTable) -> SearchRul
     return SearchRules(tm, order, points, table.higher, PLAY_RULES[play],
                        undertrump == "required", table.last_trick_bonus,
                        table.capot_points - table.deal_total, table.deal_total, cheap, rich, win)
-
-
-def legal_mask(hand: int, led_mask: int, best: int, partner_wins: bool, r: SearchRules) -> int:
-    """SPEC §4: the cards ``hand`` may play on a trick led in ``led_mask`` (0: leading) won so
-    far by ``best``."""
-    if not led_mask:
-        return hand
-    follow = hand & led_mask
-    tm = r.trump_mask
-    if follow:
-        if led_mask & tm and r.rule != FREE:
-            return (follow & r.higher[best]) or follow
-        return follow
-    if tm == 0 or tm == FULL or r.rule == FREE:
-        return hand
-    trumps = hand & tm
-    if not trumps:
-        return hand
-    best_is_trump = (1 << best) & tm
-    if partner_wins:
-        if r.rule == BELGIAN and best_is_trump and not trumps & r.higher[best]:
-            return trumps
-        return hand
-    if best_is_trump:
-        over = trumps & r.higher[best]
-        if over:
-            return over
-        return trumps if r.undertrump_required else hand
-    return trumps
 
 
 class Position:

@@ -16,11 +16,12 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import grpc
 
 from belote.rules import rules_for
+from belote.rules.options import MAX_STORED_TARGET
 from belote.table.codec import action_to_pb
 from belote.table.decide import Act, CreateTable, JoinSeat, NextDeal, decide
 from belote.table.state import TableState, evolve
@@ -45,7 +46,7 @@ def play_script(actions: int = SCRIPT_ACTIONS, seed: int = 1) -> tuple[Step, lis
     """(the creation, the four joins, the actions) of a classic game that never reaches its
     target."""
     rng = random.Random(seed)
-    rules = rules_for("classic", {"target": "100000"})
+    rules = replace(rules_for("classic"), target=MAX_STORED_TARGET)
     state = TableState("bare")
     redactors = [Redactor(seat) for seat in range(4)]
 

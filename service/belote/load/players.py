@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
+from belote.rules.options import MAX_TARGET
 from belote.v1 import table_service_pb2 as pb
 from belote.v1 import table_service_pb2_grpc as tgrpc
 
@@ -134,7 +135,7 @@ async def run_tables(target: str, tables: int, duration: float, preset: str = "c
         ids = []
         for _ in range(tables):
             created = await stub.CreateTable(pb.CreateTableRequest(
-                preset=preset, options={"target": "100000"}, request_id=_rid()))
+                preset=preset, options={"target": str(MAX_TARGET)}, request_id=_rid()))
             ids.append(created.table_id)
     seats = [Seat(target, table_id, s, stats, stop, think_s) for table_id in ids for s in range(4)]
     for i in range(0, len(seats), 64):

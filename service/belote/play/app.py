@@ -1,9 +1,11 @@
 """The terminal table: a Textual app over ``belote_client``.
 
 On start it creates a table, takes a seat and seats three bots, or joins the table it was
-given. Then two tasks run: one follows the table's watch stream (resumed after any disconnection)
-and writes each event to the log; one redraws the screen from the server's view of the table
-and the seat's legal actions whenever an event came. Keys act: the server decides, and a refused
+given: with the seat token kept from an earlier run there (``kept_seats``), it takes that seat
+back. The seat it holds is kept at once, for ``belote play --resume``. Then two tasks run: one
+follows the table's watch stream (resumed after any disconnection) and writes each event to the
+log; one redraws the screen from the server's view of the table and the seat's legal actions
+whenever an event came. Keys act: the server decides, and a refused
 action shows the server's own message ("you must follow hearts").
 """
 
@@ -12,13 +14,16 @@ from __future__ import annotations
 import asyncio
 from typing import ClassVar
 
-from belote_client import BeloteClient, BeloteError, RetryPolicy, action_text
+import grpc
+from belote_client import BeloteClient, BeloteError, RetryPolicy, Seat, action_text
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Input, RichLog, Static
+from textual.widgets import Input, Static
 
+from belote.play.kept_seats import KeptSeat, KeptSeats
+from belote.play.log_pane import LogPane
 from belote.play.model import (
     ANNOUNCE_KEYS,
     BID_KEYS,
@@ -41,7 +46,8 @@ class PlayApp(App):
 
     Without ``table_id``: a new table (``preset`` and ``options``), the player at ``seat``
     (default 0) and three bots of ``bot_level``. With it: join that table (``seat``, or the
-    lowest free one; ``password`` for a private table).
+    lowest free one; ``password`` for a private table). ``kept_seats``: where the seat taken is
+    kept (and a seat kept at ``table_id`` taken back); None keeps nothing.
     """
 
     TITLE = "belote"
@@ -64,7 +70,7 @@ class PlayApp(App):
     def __init__(self, target: str, *, table_id: str | None = None, preset: str = "classic",
                  options: dict[str, str] | None = None, name: str = "player",
                  seat: int | None = None, password: str = "", bot_level: int = ev.NORMAL,
-                 retry: RetryPolicy | None = None) -> None:
+                 retry: RetryPolicy | None = None, kept_seats: KeptSeats | None = None) -> None:
         super().__init__()
         self.target = target
         self.table_id = table_id
@@ -75,6 +81,12 @@ class PlayApp(App):
         self.password = password
         self.bot_level = bot_level
         self.retry = retry
+        self.kept_seats = kept_seats
+        #: How the seat was taken: "new", "joined", "reclaimed" (from a takeover bot) or "kept"
+        #: (still ours: back within the server's grace, or after the game's end).
+        self.seated_how = ""
+        #: What to print once the screen is gone (the table id and how to come back).
+        self.farewell = ""
         self.client: BeloteClient | None = None
         self.token = ""
         self.model: TableModel | None = None
@@ -92,7 +104,7 @@ class PlayApp(App):
         yield Static("Connecting…", id="status")
         with Horizontal(id="middle"):
             yield Static("", id="table")
-            yield RichLog(id="log", wrap=True, markup=False, min_width=10)
+            yield LogPane(id="log")
         yield Static("", id="hand")
         yield Static("", id="prompt")
         yield Static("", id="message")
@@ -120,13 +132,27 @@ class PlayApp(App):
             self.exit(return_code=1, message=f"belote play: {err}")
             return
         clockwise = table.options.get("play_direction") == "clockwise"
-        self.model = TableModel(Player(seat.seat, clockwise), table=table)
+        self.model = TableModel(Player(table.your_seat, clockwise), table=table)
+        if self.kept_seats is not None:
+            try:
+                self.kept_seats.keep(KeptSeat(seat.table_id, self.target, table.your_seat,
+                                              seat.token, self.player_name))
+            except OSError as err:  # play on; only coming back after q is lost
+                self.kept_seats = None
+                self._say(f"Your seat token cannot be kept ({err}): q will lose the seat",
+                          "bold red")
         self.run_worker(self._refresh_loop(), name="refresh", exit_on_error=False)
         self.run_worker(self._watch_loop(), name="watch", exit_on_error=False)
         self._dirty.set()
 
-    async def _take_seat(self):
+    async def _take_seat(self) -> Seat:
         assert self.client is not None
+        kept = self.kept_seats.get(self.table_id) if self.kept_seats and self.table_id else None
+        if kept is not None:
+            me = await self._take_back(kept)
+            if me is not None:
+                self.player_name, self.token = kept.name or self.player_name, me.token
+                return me
         if self.table_id is None:
             created = await self.client.create_table(self.preset, self.options,
                                                      name=f"{self.player_name}'s table")
@@ -134,11 +160,61 @@ class PlayApp(App):
             me = await created.join(self.player_name, seat=self.wanted_seat or 0)
             for _ in range(3):
                 await created.add_bot(self.bot_level)
+            self.seated_how = "new"
         else:
             me = await self.client.join_table(self.table_id, self.player_name,
                                               seat=self.wanted_seat, password=self.password)
+            self.seated_how = "joined"
         self.token = me.token
         return me
+
+    async def _take_back(self, kept: KeptSeat) -> Seat | None:
+        """Back at a seat kept from an earlier run: JoinTable with its token takes it back from
+        the takeover bot. None when the table no longer knows the token (a seat given up before
+        the game started): then we join as anyone would."""
+        assert self.client is not None
+        try:
+            me = await self.client.join_table(kept.table_id, kept.name or self.player_name,
+                                              reclaim_token=kept.token)
+        except BeloteError as err:
+            if err.code == grpc.StatusCode.FAILED_PRECONDITION:
+                # SEAT_NOT_LEFT: back within the server's grace, the seat is still ours;
+                # GAME_OVER: nothing to take back, but the seat's view of the end is ours.
+                self.seated_how = "kept"
+                return Seat(self.client, kept.table_id, kept.seat, kept.token)
+            if err.code in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
+                assert self.kept_seats is not None
+                self.kept_seats.forget(kept.table_id)
+                return None
+            raise
+        self.seated_how = "reclaimed"
+        return me
+
+    async def action_quit(self) -> None:
+        self.farewell = self.farewell_text()
+        self.exit(return_code=0)
+
+    def farewell_text(self) -> str:
+        """What the terminal says once the screen is gone: the table, and how to come back."""
+        if self.model is None or not self.table_id:
+            return ""
+        table, seat = self.model.table, self.model.player.seat
+        where = f"Table {self.table_id}, seat {seat} as {self.player_name}"
+        if getattr(table, "closed", False):
+            return f"{where}: the table is closed."
+        if table.status == pb.FINISHED:
+            lines = [f"{where}: the game is over."]
+        elif table.status == pb.PLAYING:
+            until = ", until you come back" if self.kept_seats else ""
+            lines = [f"{where}: you left the game.",
+                     f"A bot plays for you after the server's grace{until}."]
+        else:
+            lines = [f"{where}: you left before the game started."]
+        if self.kept_seats is not None:
+            lines.append(f"Your seat token is kept in {self.kept_seats.path}.")
+            lines.append("Come back with:  belote play --resume")
+            lines.append(f"    or with:  belote play --target {self.target} --table {self.table_id}")
+        return "\n".join(lines)
 
     async def on_unmount(self) -> None:
         if self.client is not None:
@@ -183,7 +259,7 @@ class PlayApp(App):
         half (a prompt older than the log it sits under)."""
         model = self.model
         assert model is not None
-        log = self.query_one("#log", RichLog)
+        log = self.query_one("#log", LogPane)
         for line in self._unlogged:
             self.log_lines.append(line)
             log.write(Text(line))

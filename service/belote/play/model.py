@@ -1,7 +1,8 @@
 """The table as one player sees it, and how to say it: pure functions, no I/O, no Textual.
 
-The player sits South. The others are named by where they sit: North is the partner; East and
-West depend on the table's ``play_direction`` (counter-clockwise, the French way, play passes
+The player sits South. The others are named by where they sit: North is the partner, and the
+screen says so (the compass, the legend, the scores: "you & partner" against "East & West"); East
+and West depend on the table's ``play_direction`` (counter-clockwise, the French way, play passes
 to the right: South, East, North, West).
 """
 
@@ -27,6 +28,7 @@ from belote.v1 import events_pb2 as ev
 from belote.v1 import table_service_pb2 as pb
 
 POSITIONS = ("South", "East", "North", "West")  # counter-clockwise from the player
+US, THEM = "you & partner", "East & West"
 BOT_LEVEL = {ev.EASY: "easy", ev.NORMAL: "normal", ev.HARD: "hard"}
 BID_KEYS = {"p": None, "c": c.CONTRACT_CLUBS, "d": c.CONTRACT_DIAMONDS, "h": c.CONTRACT_HEARTS,
             "s": c.CONTRACT_SPADES, "n": c.CONTRACT_NO_TRUMP, "a": c.CONTRACT_ALL_TRUMP}
@@ -77,14 +79,19 @@ class TableModel:
     # -- names ------------------------------------------------------------------------------
 
     def name(self, seat: int) -> str:
-        """``You``, ``East``, ``North (Bob)``, ``West (normal bot)``."""
+        """``You``, ``East (Bob)``, ``North, your partner (Ann)``, ``West (normal bot)``."""
         if seat == self.player.seat:
             return "You"
-        return f"{self.player.position(seat)} ({who(self, seat)})"
+        partner = ", your partner" if self.player.team(seat) == self.player.team() else ""
+        return f"{self.player.position(seat)}{partner} ({who(self, seat)})"
 
     def teams(self, values) -> str:
         us, them = values[self.player.team()], values[1 - self.player.team()]
-        return f"us {us} · them {them}"
+        return f"{US} {us} · {THEM} {them}"
+
+    def team_name(self, team: int) -> str:
+        """Who a team is, as the player sees it: ``you and your partner`` or ``East and West``."""
+        return "you and your partner" if team == self.player.team() else "East and West"
 
     # -- events -> the log --------------------------------------------------------------------
 
@@ -182,14 +189,18 @@ def describe(model: TableModel, event: ev.TableEvent) -> str | None:
             return f"You sat down as {b.display_name}"
         return f"{b.display_name} sat down {name(b.seat)}"
     if kind == "seat_left":
-        why = "was disconnected" if b.reason == ev.DISCONNECTED else "left"
-        return f"{name(b.seat)} {why}"
+        if b.reason != ev.DISCONNECTED:
+            return f"{name(b.seat)} left"
+        return "You were disconnected" if b.seat == model.player.seat else \
+            f"{name(b.seat)} was disconnected"
     if kind == "bot_seated":
         level = BOT_LEVEL.get(b.level, "")
         if b.takeover:
             return f"A {level} bot takes over {model.player.position(b.seat)}"
         return f"A {level} bot sat down {model.player.position(b.seat)}"
     if kind == "seat_reclaimed":
+        if b.seat == model.player.seat:
+            return "You took your seat back from the bot"
         return f"{name(b.seat)} is back"
     if kind == "seat_disconnected":
         return f"{name(b.seat)} lost the connection"
@@ -217,8 +228,7 @@ def describe(model: TableModel, event: ev.TableEvent) -> str | None:
         if not shown:
             return "No announcements"
         scoring = ("nobody scores them" if b.scoring_team < 0 else
-                   "we score them" if b.scoring_team == model.player.team() else
-                   "they score them")
+                   f"{model.team_name(b.scoring_team)} score them")
         return f"Announcements: {shown} — {scoring}"
     if kind == "card_played":
         call = {ev.BELOTE: " — belote!", ev.REBELOTE: " — rebelote!"}.get(b.belote, "")
@@ -229,10 +239,9 @@ def describe(model: TableModel, event: ev.TableEvent) -> str | None:
         return (f"Deal {b.deal_number} scored, {OUTCOME.get(b.outcome, '')}: {b.explanation}. "
                 f"This deal {model.teams(b.deal_score)}; total {model.teams(b.totals)}")
     if kind == "game_ended":
-        won = b.winning_team == model.player.team()
-        return f"Game over: {'we win' if won else 'they win'}, {model.teams(b.totals)}"
+        return f"Game over: {model.team_name(b.winning_team)} win, {model.teams(b.totals)}"
     if kind == "chat_posted":
-        who = model.player.position(b.seat) if 0 <= b.seat < 4 else "spectator"
+        who = "spectator" if b.spectator or not 0 <= b.seat < 4 else model.player.position(b.seat)
         return f"» {b.display_name} ({who}): {b.text}"
     if kind == "rematch_voted":
         return f"{name(b.seat)} votes for a rematch"
@@ -264,7 +273,8 @@ def status_text(model: TableModel, target: str) -> Text:
     out = Text()
     out.append(f"Table {t.table_id}", style="bold")
     out.append(f" · {t.preset} to {t.options.get('target', '?')}")
-    out.append(f" · you: seat {player.seat} · event #{t.version}\n")
+    me = t.seats[player.seat].display_name if player.seat < len(t.seats) else ""
+    out.append(f" · you: {me + ', ' if me else ''}seat {player.seat} · event #{t.version}\n")
     if t.status == pb.WAITING_FOR_PLAYERS:
         seated = sum(1 for s in t.seats if s.occupant != pb.EMPTY)
         out.append(f"Waiting for players: {seated}/4 seated. Friends join with:\n", style="yellow")
@@ -314,7 +324,9 @@ def table_text(model: TableModel) -> Text:
     def cell(seat: int) -> Text:
         text = Text()
         turn = game.to_act == seat and t.status == pb.PLAYING
-        text.append(("▶ " if turn else "  ") + model.player.position(seat),
+        partner = " (partner)" if seat != model.player.seat and \
+            model.player.team(seat) == model.player.team() else ""
+        text.append(("▶ " if turn else "  ") + model.player.position(seat) + partner,
                     style="bold" if turn else "")
         if seat in in_trick:
             text.append(" ")
@@ -330,8 +342,8 @@ def table_text(model: TableModel) -> Text:
     out.append("\n\n")
     out.append(" " * 13).append_text(south).append("\n\n")
     # Who is who: the partner first.
-    out.append("; ".join(f"{model.player.position(s)}: {who(model, s)}"
-                         for s in (seat_at["North"], seat_at["East"], seat_at["West"])),
+    out.append(f"North (partner): {who(model, seat_at['North'])}; "
+               f"East: {who(model, seat_at['East'])}; West: {who(model, seat_at['West'])}",
                style="dim")
     out.append("\n")
     if game.phase == pb.AUCTION and game.bids:
@@ -381,7 +393,8 @@ def prompt_text(model: TableModel) -> Text:
     out = Text()
     if t.status == pb.FINISHED or game.phase == pb.GAME_OVER:
         won = game.winning_team == model.player.team()
-        out.append(f"Game over: {'you win' if won else 'you lose'}, {model.teams(game.totals)}.",
+        out.append(f"Game over: {model.team_name(game.winning_team)} win, "
+                   f"{model.teams(game.totals)}.",
                    style="bold green" if won else "bold red")
         if getattr(t, "closed", False):
             out.append("  The table is closed.")

@@ -24,9 +24,19 @@ def to_json_line(msg: epb.LoggedEvent) -> str:
     return json_format.MessageToJson(msg, indent=None)
 
 
-def parse_lines(lines, name: str = "input") -> list[epb.LoggedEvent]:
-    """LoggedEvents from JSON lines (blank lines are skipped)."""
-    out = []
+# An export's line is a few kilobytes (a DealStarted with its deck is the longest); a line past
+# this is no event, and reading stops there instead of holding it.
+MAX_LINE_BYTES = 1 << 20
+# Far beyond a table's log (a game is some hundreds of events, a game to a very high target some
+# thousands); each event held costs about 2 kB during the review, so this bounds it to ~1 GB.
+MAX_EVENTS = 500_000
+
+
+def iter_lines(lines, name: str = "input", max_events: int = MAX_EVENTS):
+    """LoggedEvents from JSON lines, one at a time (blank lines are skipped); the export's head
+    line is a LoggedEvent too (``head`` set). Raises Unreadable at the first line that is not one,
+    or past ``max_events`` lines."""
+    seen = 0
     last = 0
     for number, line in enumerate(lines, 1):
         last = number
@@ -48,26 +58,63 @@ def parse_lines(lines, name: str = "input") -> list[epb.LoggedEvent]:
             json_format.ParseDict(data, msg)
         except Exception as err:  # noqa: BLE001 - whatever the parser trips on, the line is bad
             raise Unreadable(f"{name}, line {number}: not a belote.v1.LoggedEvent: {err}") from None
-        out.append(msg)
-    if not out:
+        if not msg.HasField("event") and not msg.HasField("head"):
+            raise Unreadable(f"{name}, line {number}: a LoggedEvent with neither an event nor the "
+                             "export's head: not a line of an export")
+        seen += 1
+        if seen > max_events:
+            raise Unreadable(f"{name}: more than {max_events:,} lines of events: no table's log is "
+                             "this long (--max-events to review it anyway)")
+        yield msg
+    if not seen:
         raise Unreadable(f"{name}: no events" + (f" in {last} lines" if last else " (empty)"))
-    return out
+
+
+def parse_lines(lines, name: str = "input") -> list[epb.LoggedEvent]:
+    """LoggedEvents from JSON lines (blank lines are skipped)."""
+    return list(iter_lines(lines, name))
+
+
+def _file_lines(f, name: str):
+    """The lines of a binary file as text, each read with a bound on its length (a file of
+    zeros, or of one endless line, is refused at its first MAX_LINE_BYTES bytes)."""
+    number = 0
+    while True:
+        raw = f.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw) > MAX_LINE_BYTES:
+            raise Unreadable(f"{name}, line {number}: longer than {MAX_LINE_BYTES:,} bytes: not a "
+                             "line of an export (its lines are a few kilobytes)")
+        if number == 1:
+            raw = raw.removeprefix(b"\xef\xbb\xbf")     # a byte order mark
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise Unreadable(f"{name}, line {number}: not UTF-8 text ({err.reason} at byte "
+                             f"{err.start} of the line)") from None
+
+
+def iter_file(path: str, max_events: int = MAX_EVENTS):
+    """The LoggedEvents of an export file (``-``: stdin), read line by line: memory holds one
+    line at a time, whatever the file."""
+    name = "stdin" if path == "-" else path
+    try:
+        f = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError as err:
+        raise Unreadable(f"cannot read {name}: {err.strerror or err}") from None
+    try:
+        yield from iter_lines(_file_lines(f, name), name, max_events)
+    except OSError as err:
+        raise Unreadable(f"cannot read {name}: {err.strerror or err}") from None
+    finally:
+        if f is not sys.stdin.buffer:
+            f.close()
 
 
 def read_file(path: str) -> list[epb.LoggedEvent]:
-    name = "stdin" if path == "-" else path
-    try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8-sig") as f:
-                text = f.read()
-    except OSError as err:
-        raise Unreadable(f"cannot read {name}: {err.strerror or err}") from None
-    except UnicodeDecodeError as err:
-        raise Unreadable(f"{name}: not UTF-8 text ({err.reason} at byte {err.start})") from None
-    pieces = text.split("\n")            # lines end with \n only (not splitlines' other breaks)
-    return parse_lines([p + "\n" for p in pieces[:-1]] + ([pieces[-1]] if pieces[-1] else []), name)
+    return list(iter_file(path))
 
 
 async def read_store(url: str, table_id: str) -> list[epb.LoggedEvent]:

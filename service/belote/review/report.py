@@ -200,28 +200,49 @@ def as_json(r: Review) -> str:
 
 
 # HTML ------------------------------------------------------------------------------------------
+# Seats are named as the players saw them: seat 0 sits South (at the bottom of each trick), its
+# partner seat 2 North; seats 1 and 3 sit East and West as the play goes round (counter-clockwise:
+# the next to play on the right). Each name comes with its seat number and the player's name.
+TEAMS = ("South & North", "East & West")
+
 _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1100px;color:#222;background:#fafafa}
 h1{font-size:1.4em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}h3{font-size:1.05em}
+h3 a{font-size:12px;font-weight:normal;margin-left:1em}
 .ok{color:#1a7f37;font-weight:bold}.bad{color:#c00;font-weight:bold}
 .viol{background:#fff0f0;border:1px solid #e99;padding:.5em 1em;border-radius:6px}
 .viol li{margin:.3em 0}.viol code{white-space:pre-wrap}
 .deal{background:#fff;border:1px solid #ddd;border-radius:8px;padding:.8em 1em;margin:1em 0}
-.meta{color:#555}.hands td{padding:0 .8em 0 0}
-.tricks{display:flex;flex-wrap:wrap;gap:10px}
+.meta{color:#555}.hands td{padding:0 .8em 0 0}.seats td,.seats th{padding:0 1em 0 0;text-align:left}
+.legend{background:#fff;border:1px solid #ddd;border-radius:8px;padding:.5em 1em;margin:1em 0}
+.legend li{margin:.35em 0}.felt{display:inline-block;background:#2e7d32;color:#fff;padding:2px 6px;
+ border-radius:6px;text-align:center;font-size:11px}
+nav#deals{background:#fff;border:1px solid #ddd;border-radius:8px;padding:.5em 1em}
+nav#deals ol{margin:.2em 0;padding-left:1.5em;columns:3}nav#deals a{text-decoration:none}
+.tricks{display:flex;flex-wrap:wrap;gap:10px;align-items:flex-start}
 .trick{position:relative;width:230px;height:215px;background:#2e7d32;border-radius:14px;color:#fff}
 .trick .mid{position:absolute;left:50%;top:50%;transform:translate(-50%,-50%);text-align:center;
  font-size:11px;line-height:1.3}
-.pos{position:absolute;text-align:center;font-size:10px;line-height:1.25;white-space:nowrap}
+.pos{position:absolute;text-align:center;font-size:10px;line-height:1.25;white-space:nowrap;
+ max-width:110px;overflow:hidden;text-overflow:ellipsis}
 .p0{left:50%;bottom:6px;transform:translateX(-50%)}.p2{left:50%;top:6px;transform:translateX(-50%)}
 .pL{left:6px;top:50%;transform:translateY(-50%)}.pR{right:6px;top:50%;transform:translateY(-50%)}
 .card{display:inline-block;width:38px;height:30px;line-height:30px;background:#fff;color:#111;
- border-radius:4px;border:2px solid #fff;font-weight:bold;font-size:14px}
+ border-radius:4px;border:2px solid #fff;font-weight:bold;font-size:14px;text-align:center}
 .card.red{color:#c62828}.card.win{border-color:#ffd54f;box-shadow:0 0 4px #ffd54f}
 .card.flag{border-color:#f00;box-shadow:0 0 6px #f00}.lead{text-decoration:underline}
 .mid.flag{color:#ffcdd2;font-weight:bold}
-.score{margin-top:.6em}.small{font-size:12px;color:#555}.chat{color:#1a4f8a}
+.note{font-size:12px;color:#555;background:#f3f3f3;border-left:3px solid #999;padding:.3em .6em;margin:.4em 0}
+.tricks .note{width:150px;margin:0;align-self:stretch}.auction .note{display:inline;margin:0 .3em}
+.note.chat{color:#1a4f8a;border-color:#1a4f8a;background:#eef4fb}
+.score{margin-top:.6em}.small{font-size:12px;color:#555}.chat{color:#1a4f8a}.team{font-weight:bold}
 """
+
+
+def compass(story) -> dict[int, str]:
+    """Where each seat sits around the table, as the players saw it."""
+    clockwise = story.options.get("play_direction") == "clockwise"
+    return {0: "South", 2: "North", 1: "West" if clockwise else "East", 3: "East" if clockwise else "West"}
 
 
 def _card_html(card: str, classes: str = "") -> str:
@@ -231,50 +252,211 @@ def _card_html(card: str, classes: str = "") -> str:
     return f'<span class="card{red}{classes}">{label}</span>'
 
 
-def _trick_html(t: Trick, positions: dict, flagged: set) -> str:
-    """One trick as four cards on a table: seat by seat where it sits, winner outlined in gold,
-    a card whose sequence has a finding outlined in red, the leader's seat underlined."""
-    cells = []
-    for p in t.plays:
-        classes = (" win" if p.seat == t.winner else "") + (" flag" if p.seq in flagged else "")
-        who = f"{p.bot['level']} bot, seed {p.bot['seed']}" if p.bot else "human"
-        if p.bot and p.bot["timer"]:
-            who = f"timer move for the human: {who}"
-        lead = ' class="lead"' if p.seat == t.leader else ""
-        belote = f"<br>{html.escape(p.belote)}" if p.belote else ""
-        cells.append(f'<div class="pos {positions[p.seat]}" title="{html.escape(who)}">'
-                     f'{_card_html(p.card, classes)}<br><span{lead}>seat {p.seat}</span> '
-                     f'#{p.seq}{belote}</div>')
-    won = f"<br>seat {t.winner} wins<br>{t.points} pts" if t.winner >= 0 else "<br>unfinished"
-    flag = " flag" if t.seq in flagged else ""
-    return (f'<div class="trick" title="trick {t.number}"><div class="mid{flag}">trick {t.number}'
-            f'{won}{f"<br>#{t.seq}" if t.seq else ""}</div>' + "".join(cells) + "</div>")
+class _Page:
+    """The names of one table, for the page: positions, players, teams."""
+
+    def __init__(self, r: Review) -> None:
+        self.review, self.story = r, r.story
+        self.where = compass(r.story)
+        self.flagged = {v.sequence for v in r.violations}
+        clockwise = r.story.options.get("play_direction") == "clockwise"
+        self.css = {0: "p0", 2: "p2", 1: "pL" if clockwise else "pR", 3: "pR" if clockwise else "pL"}
+
+    def seat(self, seat: int, players: list[str] | None = None) -> str:
+        """``South (seat 0, Ana)``; a spectator for seat -1."""
+        if seat < 0:
+            return "a spectator"
+        who = f", {players[seat]}" if players and seat < len(players) else ""
+        return f"{self.where[seat]} (seat {seat}{who})"
+
+    def teams(self, values) -> str:
+        """Two values, each with its team's name (HTML)."""
+        return " · ".join(f"<span class='team'>{TEAMS[t]}</span> {html.escape(str(values[t]))}"
+                          for t in (0, 1))
+
+    def team(self, team: int) -> str:
+        return f"{TEAMS[team]} (seats {team} and {team + 2})"
+
+    # -- top of the page -------------------------------------------------------------------
+
+    def seats_html(self) -> str:
+        rows = "".join(f"<tr><td>{seat}</td><td>{self.where[seat]}</td><td>{html.escape(who)}</td>"
+                       f"<td>{TEAMS[seat % 2]}</td></tr>" for seat, who in enumerate(self.story.seats))
+        return ("<table class='seats' id='seats'><tr><th>seat</th><th>position</th><th>player (at the "
+                "end)</th><th>team</th></tr>" + rows + "</table>")
+
+    def legend_html(self) -> str:
+        lead = f"<span class='lead'>{self.where[0]}</span>"
+        return ("<div class='legend' id='legend'><b>How to read a trick</b><ul>"
+                f"<li><span class='felt'>{_card_html('AH', ' win')}</span> a gold border: the card "
+                "that won the trick</li>"
+                f"<li><span class='felt'>{lead}</span> an underlined seat: the one that led the trick "
+                "(played its first card)</li>"
+                f"<li><span class='felt'>{_card_html('7C', ' flag')}</span> a red border: the card (or "
+                "trick) at a sequence number with a finding</li>"
+                "<li>#42: the sequence number of the event in the log; hover a card to see who played "
+                "it (a human, or which bot with which seed)</li>"
+                f"<li>{self.team(0)} play against {self.team(1)}; every score is given per team</li>"
+                "</ul></div>")
+
+    def deals_nav(self) -> str:
+        out = ["<nav id='deals'><b>Deals</b>"]
+        for game in self.story.games:
+            out.append(f"<div>Game {game.number}<ol>")
+            for deal in game.deals:
+                out.append(f"<li value='{deal.number}'><a href='#{_deal_id(deal)}'>Deal {deal.number}"
+                           f"</a>: {html.escape(self.deal_summary(deal))}</li>")
+            out.append("</ol></div>")
+        out.append("</nav>")
+        return "".join(out)
+
+    def deal_summary(self, deal: Deal) -> str:
+        if deal.all_passed:
+            return "all passed"
+        if not deal.contract:
+            return "unfinished"
+        c = deal.contract
+        outcome = deal.score["outcome"].replace("_", " ") if deal.score else "unfinished"
+        return f"{self.where[c['taker']]} {c['contract']}, {outcome}"
+
+    # -- a deal ----------------------------------------------------------------------------
+
+    def trick_html(self, t: Trick, players: list[str]) -> str:
+        """One trick as four cards on a table: seat by seat where it sits, winner outlined in
+        gold, a card whose sequence has a finding outlined in red, the leader's seat underlined."""
+        cells = []
+        for p in t.plays:
+            classes = (" win" if p.seat == t.winner else "") + (" flag" if p.seq in self.flagged else "")
+            who = f"{p.bot['level']} bot, seed {p.bot['seed']}" if p.bot else "human"
+            if p.bot and p.bot["timer"]:
+                who = f"timer move for the human: {who}"
+            lead = ' class="lead"' if p.seat == t.leader else ""
+            belote = f"<br>{html.escape(p.belote)}" if p.belote else ""
+            name = players[p.seat] if p.seat < len(players) else ""
+            if p.bot and " bot" not in f" {name}":   # a human's seat, played by a bot this time
+                name = f"{'timer: ' if p.bot['timer'] else ''}{p.bot['level']} bot"
+            name = html.escape(name)
+            cells.append(f'<div class="pos {self.css[p.seat]}" title="{html.escape(self.seat(p.seat, players))}: '
+                         f'{html.escape(who)}">{_card_html(p.card, classes)}<br><span{lead}>'
+                         f'{self.where[p.seat]}</span> {p.seat} #{p.seq}<br>{name}{belote}</div>')
+        won = f"<br>{self.where[t.winner]} wins<br>{t.points} pts" if t.winner >= 0 else "<br>unfinished"
+        flag = " flag" if t.seq in self.flagged else ""
+        first = t.plays[0].seq if t.plays else t.seq
+        return (f'<div class="trick" title="trick {t.number}" data-seq="{first}"><div class="mid{flag}">'
+                f'trick {t.number}{won}{f"<br>#{t.seq}" if t.seq else ""}</div>' + "".join(cells) + "</div>")
+
+    def note_html(self, ev: dict, players: list[str], where: str, tag: str = "div") -> str:
+        chat = ev.get("kind") == "chat"
+        who = html.escape(self.seat(ev["seat"], players))
+        place = f" · {where}" if where else ""
+        return (f"<{tag} class='note{' chat' if chat else ''}' data-seq='{ev['seq']}'><b>"
+                f"{html.escape(ev.get('kind', 'seat'))}</b> {who}: {html.escape(ev['text'])}{place} · "
+                f"#{ev['seq']}</{tag}>")
+
+    def deal_html(self, game, deal: Deal) -> str:
+        e = html.escape
+        players = deal.players or [""] * 4
+        out = [f"<div class='deal' id='{_deal_id(deal)}' data-seq='{deal.seq}'>",
+               f"<h3>Game {game.number} · deal {deal.number} · dealer {e(self.seat(deal.dealer, players))}"
+               f" · seq {deal.seq}<a href='#deals'>↑ all deals</a></h3>",
+               f"<p class='small'>deck commitment {e(deal.commitment)}"
+               + (f" · revealed at seq {deal.revealed_seq}" if deal.revealed_seq else "") + "</p>",
+               "<table class='hands'>"]
+        for seat, hand in enumerate(deal.hands):
+            cards = "".join(_card_html(c) + " " for c in sorted(hand, key=lambda c: (SUIT_ORDER.index(c[-1]), c)))
+            out.append(f"<tr><td>{e(self.seat(seat, players))}</td><td>{cards}</td></tr>")
+        out.append("</table>")
+        if deal.turned_card:
+            out.append(f"<p>turned card {_card_html(deal.turned_card)}</p>")
+        # What happened, in the log's order: chat and seat events where they came, between the
+        # calls of the auction and between (or during) the tricks.
+        events = sorted(deal.seat_events, key=lambda ev: ev["seq"])
+        calls_end = deal.auction[-1].seq if deal.auction else -1
+        plays = [p.seq for t in deal.tricks for p in t.plays]
+        tricks_start = plays[0] if plays else -1
+        tricks_end = max([t.seq for t in deal.tricks] + plays, default=-1)
+
+        def take(upto: int) -> list[dict]:
+            taken = [ev for ev in events if ev["seq"] <= upto]
+            del events[:len(taken)]
+            return taken
+
+        for ev in take(deal.auction[0].seq if deal.auction else deal.seq):
+            out.append(self.note_html(ev, players, "before the auction", "p"))
+        if deal.auction:
+            items = [(c.seq, f"<span data-seq='{c.seq}'>{e(self.where[c.seat])} {e(c.call)}{e(_bot(c))}</span>")
+                     for c in deal.auction]
+            items += [(ev["seq"], self.note_html(ev, players, "during the auction", "span"))
+                      for ev in take(calls_end)]
+            out.append("<p class='auction'>auction: " + ", ".join(h for _, h in sorted(items)) + "</p>")
+        if deal.all_passed:
+            out.append("<p>everyone passed: redeal</p>")
+        if deal.contract:
+            c = deal.contract
+            out.append(f"<p data-seq='{c['seq']}'><b>contract: {e(self.seat(c['taker'], players))} plays "
+                       f"{e(c['contract'])}</b>" + (" (forced take)" if c["forced"] else "") + f" · #{c['seq']}</p>")
+        for ev in take(tricks_start - 1 if plays else (deal.score or {}).get("seq", deal.seq)):
+            out.append(self.note_html(ev, players, "before the first card", "p"))
+        for a in deal.announcements:
+            out.append(f"<p class='small'>announcement: {e(self.seat(a.seat, players))} {e(a.text)} ({a.points})"
+                       + (f" [{e(a.cards)}]" if a.cards else "") + f" · #{a.seq}</p>")
+        if deal.tricks:
+            items = [(t.plays[0].seq if t.plays else t.seq, self.trick_html(t, players)) for t in deal.tricks]
+            for ev in take(tricks_end):
+                during = next((t for t in deal.tricks if t.plays and t.plays[0].seq <= ev["seq"] <= (t.seq or plays[-1])),
+                              None)
+                after = [t for t in deal.tricks if t.seq and t.seq < ev["seq"]]
+                where = (f"during trick {during.number}" if during else
+                         f"after trick {after[-1].number}" if after else "")
+                items.append((ev["seq"], self.note_html(ev, players, where)))
+            out.append("<div class='tricks'>" + "".join(h for _, h in sorted(items, key=lambda i: i[0])) + "</div>")
+        if deal.score:
+            out.append(self.score_html(deal.score))
+        for ev in events:
+            out.append(self.note_html(ev, players, "after the deal", "p"))
+        out.append("</div>")
+        return "\n".join(out)
+
+    def score_html(self, score: dict) -> str:
+        e = html.escape
+        tens = " (in tens)" if score["scoring"] == "belgian_tens" else ""
+        lines = [f"{e(score['outcome'].replace('_', ' '))}: {e(score['explanation'])} · #{score['seq']}",
+                 f"trick points: {self.teams(score['trick_points'])}",
+                 f"belote: {self.teams(score['belote'])} · announcements: {self.teams(score['announcements'])}"
+                 f" · multiplier x{score['multiplier']}",
+                 f"deal score{tens}: {self.teams(score['deal_score'])}"]
+        reserve = _score_lines(score)[3:]
+        lines += [e(line) for line in reserve]
+        return (f"<div class='score' data-seq='{score['seq']}'>" + "<br>".join(lines)
+                + f"<br><b class='totals'>totals: {self.teams(score['totals'])}</b></div>")
+
+    def result_html(self, game) -> str:
+        res = game.result
+        won = res["winning_team"]
+        head = (f"<p class='result'><b>Result: {html.escape(self.team(won))} win, "
+                f"{self.teams(res['totals'])}</b> · #{res['seq']}</p>") if won in (0, 1) else \
+            f"<p class='result'><b>Result: {self.teams(res['totals'])}</b></p>"
+        return head + "<p class='small'>" + "<br>".join(html.escape(x) for x in result_lines(game)[1:]) + "</p>"
 
 
-def _event_html(ev: dict) -> str:
-    cls = "small chat" if ev.get("kind") == "chat" else "small"
-    return f"<p class='{cls}'>{html.escape(_who(ev))}: {html.escape(ev['text'])} (seq {ev['seq']})</p>"
+def _deal_id(deal: Deal) -> str:
+    return f"deal-{deal.seq}"
 
 
 def as_html(r: Review) -> str:
     s = r.story
     e = html.escape
-    clockwise = s.options.get("play_direction") == "clockwise"
-    # Seat 0 at the bottom; the next seat to play sits on the right when play goes
-    # counter-clockwise, on the left when it goes clockwise.
-    positions = {0: "p0", 2: "p2", 1: "pL" if clockwise else "pR", 3: "pR" if clockwise else "pL"}
-    flagged = {v.sequence for v in r.violations}
+    page = _Page(r)
     out = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
            f"<title>Review of table {e(r.table_id)}</title><style>{_CSS}</style></head><body>",
            f"<h1>Review of table {e(r.table_id)}: {e(s.name)}</h1>",
-           f"<p class='meta'>preset <b>{e(s.preset)}</b> · {r.events} events · seats: "
-           + ", ".join(f"{i} {e(who)}" for i, who in enumerate(s.seats)) + "</p>"]
+           f"<p class='meta'>preset <b>{e(s.preset)}</b> · {r.events} events</p>", page.seats_html()]
     if s.options:
         out.append("<p class='small'>" + e(", ".join(f"{k}={v}" for k, v in s.options.items())) + "</p>")
     if s.stake or s.turn_timer_s:
         out.append(f"<p class='small'>{e(stakes_line(s))}</p>")
     for ev in s.seat_events:
-        out.append(_event_html(ev))
+        out.append(page.note_html(ev, [], "before the game", "p"))
     cls = "ok" if r.clean else "bad"
     out.append(f"<p class='{cls}'>{e(verdict(r))}</p>")
     if r.violations:
@@ -289,50 +471,18 @@ def as_html(r: Review) -> str:
     out.append(f"<p class='small'>Checks: {e(checks_line(r))}</p>")
     for note in r.notes:
         out.append(f"<p class='small'>Note: {e(note)}</p>")
+    out.append(page.legend_html())
+    if any(game.deals for game in s.games):
+        out.append(page.deals_nav())
     for game in s.games:
-        out.append(f"<h2>Game {game.number}</h2>")
+        out.append(f"<h2 id='game-{game.number}'>Game {game.number}</h2>")
         out.append(f"<p class='small'>{e(game_line(game))}</p>")
         for deal in game.deals:
-            out.append("<div class='deal'>")
-            out.append(f"<h3>Deal {deal.number} · dealer seat {deal.dealer} · seq {deal.seq}</h3>")
-            out.append(f"<p class='small'>deck commitment {e(deal.commitment)}"
-                       + (f" · revealed at seq {deal.revealed_seq}" if deal.revealed_seq else "") + "</p>")
-            out.append("<table class='hands'>")
-            for seat, hand in enumerate(deal.hands):
-                cards = "".join(_card_html(c) + " " for c in sorted(
-                    hand, key=lambda c: (SUIT_ORDER.index(c[-1]), c)))
-                out.append(f"<tr><td>seat {seat}</td><td>{cards}</td></tr>")
-            out.append("</table>")
-            if deal.turned_card:
-                out.append(f"<p>turned card {_card_html(deal.turned_card)}</p>")
-            if deal.auction:
-                calls = ", ".join(f"seat {c.seat} {e(c.call)}{e(_bot(c))}" for c in deal.auction)
-                out.append(f"<p>auction: {calls}</p>")
-            if deal.all_passed:
-                out.append("<p>everyone passed: redeal</p>")
-            if deal.contract:
-                c = deal.contract
-                out.append(f"<p><b>contract: seat {c['taker']} plays {e(c['contract'])}</b>"
-                           + (" (forced take)" if c["forced"] else "") + "</p>")
-            for a in deal.announcements:
-                out.append(f"<p class='small'>announcement: seat {a.seat} {e(a.text)} ({a.points})"
-                           + (f" [{e(a.cards)}]" if a.cards else "") + "</p>")
-            if deal.tricks:
-                out.append("<div class='tricks'>"
-                           + "".join(_trick_html(t, positions, flagged) for t in deal.tricks) + "</div>")
-            if deal.score:
-                lines = _score_lines(deal.score)
-                out.append("<div class='score'>" + "<br>".join(e(x) for x in lines)
-                           + f"<br><b>totals {e(_pair(deal.score['totals']))}</b></div>")
-            for ev in deal.seat_events:
-                out.append(_event_html(ev))
-            out.append("</div>")
+            out.append(page.deal_html(game, deal))
         if game.result:
-            res = game.result
-            out.append(f"<p><b>Result: team {res['winning_team']} wins, {e(_pair(res['totals']))}</b></p>")
-            out.append("<p class='small'>" + "<br>".join(e(line) for line in result_lines(game)[1:]) + "</p>")
+            out.append(page.result_html(game))
         for ev in game.after:
-            out.append(_event_html(ev))
+            out.append(page.note_html(ev, [], "after the game", "p"))
     if s.closed:
         out.append(f"<p><b>{e(closed_line(s.closed))}</b></p>")
     out.append("</body></html>")

@@ -212,19 +212,21 @@ async def export(app, table_id: str) -> list[epb.LoggedEvent]:
     return [e async for e in app.export_log(tpb.ExportLogRequest(table_id=table_id), REVIEWER_TOKEN)]
 
 
-async def sample_logs(games, directory: str | None = None) -> list[list[epb.LoggedEvent]]:
+async def sample_logs(games, directory: str | None = None,
+                      server_key: bytes | None = None) -> list[list[epb.LoggedEvent]]:
     """Play each ``(preset, seats, kwargs)`` of ``games`` at once on one in-process app, let
     every rematch vote run out (each table still open closes: TableClosed NO_REMATCH) and return
-    their exports (in order). ``directory``: where to keep the sqlite store (``sample.db``); by
-    default a temporary one, removed after."""
+    their exports (in order, each ending with its signed head). ``directory``: where to keep the
+    sqlite store (``sample.db``); by default a temporary one, removed after. ``server_key``: the
+    app's (its exports are signed with a key derived from it); by default a random one."""
     from belote.app.tables import TableApp
     from belote.store import open_store
 
     with tempfile.TemporaryDirectory(prefix="belote-review-") as tmp:
         store = open_store(f"sqlite:///{os.path.join(directory or tmp, 'sample.db')}")
         clock = SampleClock()
-        app = TableApp(store, await store.server_secret(), REVIEWER_TOKEN, auth_secret=AUTH_SECRET,
-                       clock=clock)
+        app = TableApp(store, REVIEWER_TOKEN, auth_secret=AUTH_SECRET, clock=clock,
+                       server_key=server_key)
         try:
             ids = await asyncio.gather(*(play_table(app, preset, seats, **kw) for preset, seats, kw in games))
             clock.skip(REMATCH_VOTE_S + 1)

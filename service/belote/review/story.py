@@ -1,7 +1,9 @@
 """What happened at a table, deal by deal, told from the replay's recomputed events.
 
-Around the games: seats taken and left, chat (``Story.chat``, and each message in its place),
-each game's pot and payouts, rematch votes, and how the table closed.
+Around the games: seats taken and left, chat (``Story.chat``, and each message in its place:
+during a deal, with its sequence number, so a report can show it between the tricks), each
+game's pot and payouts, rematch votes, and how the table closed. Each deal keeps who sat where
+when it started (``Deal.players``: the names the players saw).
 
 Only for the reports: every value here comes from events the rules engine produced during the
 replay (decks and actions as logged), so a clean log tells its own story and a tampered one
@@ -80,6 +82,7 @@ class Deal:
     score: dict | None = None
     revealed_seq: int = 0
     seat_events: list[dict] = field(default_factory=list)   # [{seat, text, seq, kind}] during the deal
+    players: list[str] = field(default_factory=list)   # per seat when it started: "Ana", "easy bot"
 
 
 @dataclass
@@ -132,14 +135,16 @@ def tell(timeline) -> Story:
     deck: list[int] = []
     five: list[int] = [0, 0, 0, 0]
     names = ["", "", "", ""]
+    players = ["empty"] * 4                      # who sits each seat now, as the table shows it
     lost_at = [0, 0, 0, 0]                       # when each seat's connection was lost (µs)
 
     def told(seat: int, words: str, seq: int, kind: str = "seat") -> None:
-        """A line in its place: during a deal, after a game's end, or before the first game.
-        ``kind``: "seat" (seats taken, left, connections), "chat" or "rematch"."""
+        """A line in its place: during a deal (or after its score, before the next deal), after
+        a game's end, or before the first game. ``kind``: "seat" (seats taken, left,
+        connections), "chat" or "rematch"."""
         if game is not None and game.result is not None:
             target = game.after
-        elif deal is not None and deal.score is None:
+        elif deal is not None:
             target = deal.seat_events
         else:
             target = story.seat_events
@@ -155,17 +160,20 @@ def tell(timeline) -> Story:
             story.options.update({k: v for k, v in sorted(body.options.items()) if k not in CHOICES})
             story.stake, story.turn_timer_s = body.stake, body.turn_timer_s
         elif kind == "seat_joined":
-            names[body.seat] = body.display_name
+            names[body.seat] = players[body.seat] = body.display_name
             story.seats[body.seat] = f"human {body.display_name!r}"
             told(body.seat, f"{body.display_name!r} sits down", seq)
         elif kind == "bot_seated":
             level = BOT_LEVEL_NAMES.get(body.level, str(body.level))
             story.seats[body.seat] = (f"{level} bot, for {names[body.seat]!r} who left" if body.takeover
                                       else f"{level} bot")
+            players[body.seat] = (f"{level} bot for {names[body.seat]}" if body.takeover
+                                  else f"{level} bot")
             a = "an" if level[:1] in "aeiou" else "a"
             told(body.seat, f"{a} {level} bot takes over" if body.takeover else f"{a} {level} bot sits down", seq)
         elif kind == "seat_left":
             story.seats[body.seat] = f"empty (left by {names[body.seat]!r})"
+            players[body.seat] = "empty"
             if body.reason == epb.DISCONNECTED:
                 gone = (event.time.seconds * 1_000_000 + event.time.nanos // 1000 - lost_at[body.seat]) / 1e6
                 told(body.seat, f"{names[body.seat]!r} loses the seat after {gone:.1f} s without a "
@@ -174,6 +182,7 @@ def tell(timeline) -> Story:
                 told(body.seat, f"{names[body.seat]!r} leaves", seq)
         elif kind == "seat_reclaimed":
             story.seats[body.seat] = f"human {names[body.seat]!r} (came back)"
+            players[body.seat] = names[body.seat]
             told(body.seat, f"{names[body.seat]!r} takes the seat back", seq)
         elif kind == "seat_disconnected":
             lost_at[body.seat] = event.time.seconds * 1_000_000 + event.time.nanos // 1000
@@ -193,6 +202,7 @@ def tell(timeline) -> Story:
             game = Game(body.game_number, body.first_dealer, seq, pot=body.pot,
                         paying_seats=list(body.paying_seats))
             story.games.append(game)
+            deal = trick = None
         elif kind == "deal_started":
             deck = [card_from_pb(c) for c in body.deck]
             eldest = (body.dealer + 1) & 3
@@ -202,7 +212,8 @@ def tell(timeline) -> Story:
                 five = deal_first_five(deck, eldest)
             deal = Deal(game.number, body.deal_number, body.dealer, seq, body.deck_commitment.hex(),
                         [_names(h) for h in five],
-                        text.card(body.turned_card) if body.HasField("turned_card") else "")
+                        text.card(body.turned_card) if body.HasField("turned_card") else "",
+                        players=list(players))
             game.deals.append(deal)
             trick = None
         elif kind == "bid_made":

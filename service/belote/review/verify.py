@@ -37,6 +37,10 @@ Checks (a violation names its check):
   table's takeover bot level under the request id ``timer-<sequence - 1>`` of the server's
   deadline sweep; and it is what ``belote.bots.choose(level, seat_view(state, seat), seed)``
   returns on the state folded up to just before it.
+- ``head``: for an export, its last line is the head the server signed (table id, last sequence
+  and hash), it matches the last event, and its signature is good, by the server's key when the
+  reviewer gives it (:mod:`belote.review.head`): what shows an edit made with the hash chain
+  recomputed, and a log cut at any event.
 
 The recomputation is the server's own decider code. Each command event (TableCreated,
 SeatJoined, BotSeated, SeatLeft, SeatReclaimed, SeatDisconnected, SeatConnected, ChatPosted,
@@ -50,9 +54,13 @@ ends, ``game_over_events``), the action's own event being compared on the fields
 fills: ``review(fast=False)`` sends them through ``decide`` itself, and the tests check both
 ways give the same findings. The state then moves on by the recomputed events (what the rules
 say happened), at the times the log gives them (deadlines count from those), so a wrong derived
-event is reported once and does not derail the rest. An illegal action stops the game replay
-(what follows it cannot be replayed); the sequence, chain and deck checks still run to the end
-of the log.
+event is reported once and does not derail the rest. A command that cannot be replayed (an
+illegal action, a deal with no readable deck) stops the game replay: the replay then takes the
+log's word for the game (``_from_log``: its events folded as logged, the actions not played)
+and goes on checking at the next deal the log starts (its deck dealt on the replay's game, with
+the scores of the log's last DealScored) or at the end of the game, so every violation is
+listed; the seat and table commands are checked meanwhile, and the sequence, chain and deck
+checks run to the end of the log.
 
 Speed (belote.bench.review_bench): the hash chain is hashed with cached pieces of
 ``event_hash``'s layout (``event_hash`` itself settles any mismatch), the game is moved in
@@ -73,15 +81,15 @@ from hashlib import sha256
 
 from belote import bots
 from belote.rules import IllegalAction, InvalidOptions
-from belote.rules.actions import Bid, Declare, Play
-from belote.rules.announcements import CARRE
+from belote.rules.actions import Bid, Play
 from belote.rules.auction import PASS
-from belote.rules.game import BeloteCalled
+from belote.rules.game import DEALING, OVER, BeloteCalled
 from belote.store.chain import GENESIS_HASH, event_hash
 from belote.table.codec import (
     _KIND_FROM_PB,
     BOT_LEVEL_NAMES,
     BadMessage,
+    declaration,
     decode_stored,
     encode_body,
 )
@@ -111,6 +119,7 @@ from belote.table.views import seat_view
 from belote.v1 import events_pb2 as epb
 
 from . import text
+from .head import ExportEnd, check_end
 
 # The events a command starts with; every other event follows from one of them (a takeover
 # BotSeated follows a SeatLeft, a TableClosed NO_HUMANS the end of a game: see ``is_command``).
@@ -130,9 +139,11 @@ MOVES_GAME = frozenset({"bid_made", "announcement_declared", "card_played", "dea
 # time, and the turn's start unless the kind is in state's ``NOT_A_TURN``): the fast path
 # does that itself for the others.
 FOLLOWS_ACTION = frozenset({"deal_scored", "game_ended", "table_closed"})
-CHECKS = ("sequence", "envelope", "chain", "hash", "commitment", "reveal", "legal", "derived", "bot")
+CHECKS = ("sequence", "envelope", "chain", "hash", "commitment", "reveal", "legal", "derived", "bot",
+          "head")
 
 _FULL_DECK = frozenset(range(32))
+_GOES_ON_AT = {"deal_started": "where the log deals again", "game_ended": "where the game ends"}
 _MIN_TIME_S, _MAX_TIME_S = -62_135_596_800, 253_402_300_799     # a Timestamp's range: years 1..9999
 _DECK_EVENTS = frozenset({"game_started", "deal_started", "deck_revealed"})
 _U32, _U64 = struct.Struct(">I").pack, struct.Struct(">Q").pack
@@ -181,8 +192,10 @@ class Entry:
         seconds, nanos = t.seconds, t.nanos
         time_us = seconds * 1_000_000 + nanos // 1000
         time_ok = 0 <= nanos < 1_000_000_000 and _MIN_TIME_S <= seconds <= _MAX_TIME_S
+        # The chain hashes the time in microseconds, as the server writes it: a finer time would
+        # show what the hash does not cover.
         envelope_ok = (time_ok and event.sequence == msg.sequence and event.table_id == msg.table_id
-                       and event.time == t)
+                       and event.time == t and not nanos % 1000)
         entry = cls(position, msg.table_id, msg.sequence, msg.type, msg.schema_version, msg.request_id,
                     time_us, msg.prev_hash, msg.hash, encode_body(event) if kind else b"", kind, event,
                     envelope_ok, False, time_ok, time_us if time_ok else 0)
@@ -191,8 +204,22 @@ class Entry:
 
 
 def entries_of(messages) -> list[Entry]:
-    """Entries of LoggedEvents (an export), in log order."""
+    """Entries of LoggedEvents (an export's events), in log order."""
     return [Entry.from_logged(m, i) for i, m in enumerate(messages, 1)]
+
+
+def export_of(messages, key: bytes | None = None) -> tuple[list[Entry], ExportEnd]:
+    """The entries of a whole export's lines (``messages``: any iterable, read once, so a file is
+    never held whole) and its end: the head lines, for ``review(..., end=)``. ``key``: the
+    server's public key the head must be signed by."""
+    entries: list[Entry] = []
+    end = ExportEnd(key=key)
+    for m in messages:
+        if m.HasField("head"):
+            end.heads.append((len(entries), m))
+        else:
+            entries.append(Entry.from_logged(m, len(entries) + 1))
+    return entries, end
 
 
 def entries_of_stored(stored) -> list[Entry]:
@@ -267,11 +294,14 @@ class Review:
         return tell(self.timeline)
 
 
-def review(entries: list[Entry], *, check_bots: bool = True, fast: bool = True) -> Review:
+def review(entries: list[Entry], *, check_bots: bool = True, fast: bool = True,
+           end: ExportEnd | None = None) -> Review:
     """Every check of the module docstring over a whole log (``entries`` in log order).
 
     ``check_bots=False`` skips recomputing bot moves (the costly check with searching bots);
-    ``fast=False`` sends every command through decide (the fast path is tested against it).
+    ``fast=False`` sends every command through decide (the fast path is tested against it);
+    ``end``: the export's end (see ``export_of``), its signed head checked against the log (a
+    log read from a store has none).
 
     The cyclic garbage collector is paused meanwhile: the replay allocates many small objects
     and no cycles, and each collection would rescan every object of the log (a third of the
@@ -280,7 +310,7 @@ def review(entries: list[Entry], *, check_bots: bool = True, fast: bool = True) 
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _Replay(check_bots, fast).run(entries)
+        return _Replay(check_bots, fast).run(entries, end)
     finally:
         if was_enabled:
             gc.enable()
@@ -322,17 +352,22 @@ class _Replay:
         self.shim = TableState("")
         self.state = TableState("")      # the replayed table, once run
         self.decks: dict[int, list[int] | None] = {}
+        self.halted = False              # the table's options cannot be played: nothing to replay
+        self.log_score = None            # the log's last DealScored, while it is taken at its word
 
     def fail(self, sequence: int, check: str, message: str, expected="", found="", rule="") -> None:
         self.out.violations.append(Violation(sequence, check, message, str(expected), str(found), rule))
 
-    def run(self, entries: list[Entry]) -> Review:
+    def run(self, entries: list[Entry], end: ExportEnd | None = None) -> Review:
         out = self.out
         out.events = len(entries)
         if entries:
             out.table_id = entries[0].table_id
         self._check_log(entries)
         self._replay(entries)
+        if end is not None:
+            self.counts["head"] += 1
+            check_end(entries, end, self.fail, out.notes)
         out.violations.sort(key=lambda v: v.sequence)     # stable: a place's findings keep their order
         if any(v.check == "bot" and v.message.endswith("from its seat's view") for v in out.violations):
             out.notes.append("bot moves are recomputed with the bots of this build: a game played "
@@ -394,6 +429,10 @@ class _Replay:
             fail(at, "envelope", "the event's time is not a valid timestamp (years 1 to 9999, "
                  "nanos 0 to 999999999): the replay counts deadlines from time 0 for it",
                  "a valid time", f"seconds {e.event.time.seconds}, nanos {e.event.time.nanos}")
+        elif e.event.time.nanos % 1000:
+            fail(at, "envelope", "the event's time has a part finer than a microsecond: the server "
+                 "writes microseconds, and the hash chain covers no more", "a whole microsecond",
+                 f"nanos {e.event.time.nanos}")
         elif not e.envelope_ok:
             fail(at, "envelope", "the event's own sequence, table id or time differ from its "
                  "LoggedEvent's", f"sequence {e.sequence} of table {e.table_id}",
@@ -461,24 +500,102 @@ class _Replay:
             self.fail(e.position, "derived", f"{e.kind} follows from no action: it was added "
                       "or moved", "-", e.kind)
         counts, fast = self.counts, self.fast
+        stopped = 0         # where the game replay stopped (0: it did not), until it goes on
         for i, j in zip(starts, [*starts[1:], n]):
-            kind = entries[i].kind
-            counts["legal"] += 1
-            if fast and kind in ACTIONS and state.status == PLAYING:
-                going = (self._play if kind == "card_played" else self._act)(state, entries[i:j])
-            else:
-                going = self._decide(state, entries[i:j])
-            if not going:
+            group = entries[i:j]
+            kind = group[0].kind
+            # After a command it could not replay, the replay takes the log's word for the game
+            # until it can check again; seat and table commands are checked meanwhile (they do
+            # not depend on the cards).
+            if not stopped or (kind not in ACTIONS and state.exists):
+                counts["legal"] += 1
+                if fast and kind in ACTIONS and state.status == PLAYING:
+                    going = (self._play if kind == "card_played" else self._act)(state, group)
+                else:
+                    going = self._decide(state, group)
+                if going:
+                    continue
+                if self.halted:
+                    self.out.notes.append(
+                        f"the game replay stopped at seq {group[0].position}: the {n - j} events "
+                        "after this command's were not replayed (their sequence, chain and deck "
+                        "checks were made)")
+                    return
+                stopped = stopped or group[0].position
+            went_on = self._from_log(state, group)
+            if went_on is not None:
                 self.out.notes.append(
-                    f"the game replay stopped at seq {entries[i].position}: the {n - j} events after "
-                    "this command's were not replayed (their sequence, chain and deck checks were made)")
-                return
-        if state.status == PLAYING:
+                    f"the game replay stopped at seq {stopped} (a command it could not replay) and "
+                    f"went on at seq {went_on.position}, {_GOES_ON_AT[went_on.kind]}: the actions "
+                    f"from seq {stopped} to {went_on.position} were not checked, the game taken as "
+                    "the log gives it")
+                stopped = 0
+        if stopped:
+            self.out.notes.append(
+                f"the game replay stopped at seq {stopped}: the game's actions after it were not "
+                "checked (their sequence, chain and deck checks were made, and the seat and table "
+                "commands)")
+        elif state.status == PLAYING:
             self.out.notes.append("the log ends before the game does (a table still playing, or a "
                                   "log cut short)")
 
+    def _from_log(self, state: TableState, group: list[Entry]) -> Entry | None:
+        """Move the state on by the log's own events of a command the replay could not check: the
+        seats, clock, scores and game ends as the log gives them, its actions not played on the
+        replay's game. Returns the event where the replay can check again, if one is here: a deal
+        the log starts (its deck dealt on the replay's game, by the log's dealer, with the scores
+        of the log's last DealScored), or the end of the game."""
+        timeline = self.out.timeline
+        went_on = None
+        for e in group:
+            kind = e.kind
+            timeline.append((e.position, e.event))
+            state.version = e.position
+            state.last_event_us = e.at_us
+            if kind not in NOT_A_TURN:
+                state.turn_since_us = e.at_us
+            if kind in ACTIONS:
+                continue
+            if kind == "deal_started":
+                if went_on is None and self._deal_from_log(state, e):
+                    went_on = e
+                continue
+            try:
+                evolve(state, e.event)
+            except Exception:  # noqa: BLE001 - an event the state cannot take: the log's word fails
+                continue
+            state.version = e.position
+            game = state.game
+            if kind == "game_started":
+                self.log_score = None
+            elif kind == "deal_scored":
+                self.log_score = e.event.deal_scored
+            elif kind == "game_ended" and game is not None:
+                game.phase = OVER
+                went_on = went_on or e
+        return went_on
+
+    def _deal_from_log(self, state: TableState, e: Entry) -> bool:
+        """Deal the log's deck of ``e`` (a DealStarted) on the replay's game, as the log sets it."""
+        game, deck = state.game, self.decks.get(e.position)
+        if game is None or deck is None or state.status != PLAYING:
+            return False
+        body = e.event.deal_started
+        game.phase, game.dealer, game.deal_number, game.winner = DEALING, body.dealer & 3, \
+            body.deal_number - 1, -1
+        score = self.log_score
+        if score is not None and len(score.totals) == 2:
+            game.totals, game.reserve = list(score.totals), score.reserve_pending
+        try:
+            game.start_deal(deck)
+        except IllegalAction:
+            return False
+        state.deal_started = body
+        return True
+
     def _decide(self, state: TableState, group: list[Entry]) -> bool:
-        """Check one command with decide and the events it produced; False to stop the replay."""
+        """Check one command with decide and the events it produced; False when the replay
+        cannot go on from it (it takes the log's word then: ``_from_log``)."""
         e = group[0]
         kind = e.kind
         at = e.position
@@ -686,6 +803,7 @@ class _Replay:
         except InvalidOptions as err:
             self.fail(group[0].position, "legal", f"the table's options cannot be played: {err}",
                       rule="BAD_OPTIONS")
+            self.halted = True
             return False
         state.version = group[-1].position
         return True
@@ -717,6 +835,7 @@ class _Replay:
                     state.turn_since_us = at_us
         except InvalidOptions as err:
             self.fail(seq, "legal", f"the table's options cannot be played: {err}", rule="BAD_OPTIONS")
+            self.halted = True
             return False
         state.version = group[-1].position
         return True
@@ -727,7 +846,7 @@ class _Replay:
         given): the game cannot be replayed further."""
         if len(kinds) > 1 and "deal_started" in kinds:
             self.out.notes.append(f"seq {group[0].position}: a deal starts here but the log holds no "
-                                  "readable deck for it: the game cannot be replayed further")
+                                  "readable deck for it: the game cannot be replayed from there")
             return True
         return False
 
@@ -753,8 +872,7 @@ class _Replay:
             a = body.announcement
             if a.kind not in _KIND_FROM_PB:
                 raise BadMessage("announcement.kind", f"unknown announcement kind {a.kind}")
-            k = _KIND_FROM_PB[a.kind]
-            action = Declare(k, a.suit - 1 if k != CARRE and a.suit else -1, a.rank - 1 if k == CARRE else -1)
+            action = declaration(_KIND_FROM_PB[a.kind], a)
         return body.seat, action, body.bot if body.HasField("bot") else None
 
     def _seat_command(self, state: TableState, e: Entry):

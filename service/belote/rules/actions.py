@@ -18,7 +18,8 @@ class Bid(NamedTuple):
 
 
 class Declare(NamedTuple):
-    """An enhanced announcement: kind, with the suit (couleur, quinte, chelem) or rank (carré)."""
+    """An enhanced announcement: kind, with the suit (couleur, quinte, chelem) and the rank of
+    a carré or of a quinte's top card (a quinte may leave it -1: its suit names it)."""
 
     kind: str
     suit: int = -1
@@ -29,7 +30,7 @@ class Declare(NamedTuple):
         if self.suit >= 0:
             what += f" in {SUIT_NAMES[self.suit]}"
         if self.rank >= 0:
-            what += f" of {RANK_NAMES[self.rank]}s"
+            what += f" of {RANK_NAMES[self.rank]}s" if self.kind == "carre" else f" to the {RANK_NAMES[self.rank]}"
         return f"declare {what}"
 
 
@@ -44,3 +45,10 @@ class Play(NamedTuple):
 
 Action = Union[Bid, Declare, Play]
 PASS_BID = Bid(PASS)
+
+BIDS = {call: Bid(call) for call in (PASS, 0, 1, 2, 3, 4, 5)}
+# PLAYS[suit][byte]: the Play of each card of that suit in the byte, lowest first, so the legal
+# plays of a mask are four lookups.
+_PLAY = tuple(Play(card) for card in range(32))
+PLAYS = tuple(tuple([_PLAY[suit * 8 + rank] for rank in range(8) if byte >> rank & 1]
+                    for byte in range(256)) for suit in range(4))

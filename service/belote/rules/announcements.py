@@ -136,4 +136,6 @@ def same_declaration(a: Announcement, kind: str, suit: int, rank: int) -> bool:
         return a.rank == rank
     if kind == CAPOT_ANNONCE:
         return True
+    if kind == QUINTE_FLUSH and rank >= 0:
+        return a.suit == suit and a.rank == rank       # its top card, when one is named
     return a.suit == suit

@@ -21,11 +21,21 @@ def call_name(call: int) -> str:
     return "pass" if call == PASS else contract_name(call)
 
 
+def _opening(sa_ta: bool, turned_suit: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The calls open while no bid stands, in round 1 and in round 2."""
+    others = tuple(s for s in range(4) if s != turned_suit)
+    extra = (NO_TRUMP, ALL_TRUMP) if sa_ta else ()
+    return (PASS, turned_suit, *extra), (PASS, *others, *extra)
+
+
+_OPENING = tuple(tuple(_opening(sa_ta, suit) for suit in range(4)) for sa_ta in (False, True))
+
+
 class Auction:
     """Calls from the eldest until a contract stands, everyone passed, or a forced take."""
 
     __slots__ = ("bidding", "all_pass", "eldest", "turned_suit", "calls", "turn", "best", "best_seat",
-                 "passes_after_best", "forced", "finished", "all_passed")
+                 "passes_after_best", "forced", "finished", "all_passed", "_opening")
 
     def __init__(self, bidding: str, all_pass: str, eldest: int, turned_suit: int):
         self.bidding = bidding
@@ -40,6 +50,7 @@ class Auction:
         self.forced = False                        # forced_trump: the eldest must name a suit
         self.finished = False
         self.all_passed = False                    # finished with no taker: redeal
+        self._opening = _OPENING[bidding != "two_rounds"][turned_suit]
 
     @property
     def round(self) -> int:
@@ -47,22 +58,22 @@ class Auction:
         return 3 if self.forced else 1 if len(self.calls) < 4 else 2
 
     def legal_calls(self) -> list[int]:
+        return list(self.open_calls())
+
+    def open_calls(self) -> tuple[int, ...]:
+        """The calls the seat to speak may make (:meth:`legal_calls` as a tuple)."""
         if self.finished:
-            return []
+            return ()
         if self.forced:
-            return [0, 1, 2, 3]
-        suits = [self.turned_suit] if len(self.calls) < 4 else [
-            s for s in range(4) if s != self.turned_suit]
-        if self.bidding == "two_rounds":
-            return [PASS, *suits]
+            return (0, 1, 2, 3)
         if self.best == PASS:
-            return [PASS, *suits, NO_TRUMP, ALL_TRUMP]
-        return [PASS, *(c for c in (NO_TRUMP, ALL_TRUMP) if bid_rank(c) > bid_rank(self.best))]
+            return self._opening[0 if len(self.calls) < 4 else 1]
+        return (PASS, *(c for c in (NO_TRUMP, ALL_TRUMP) if bid_rank(c) > bid_rank(self.best)))
 
     def check_call(self, call: int) -> None:
         if self.finished:
             raise IllegalAction("AUCTION_OVER", "the auction is over")
-        if call in self.legal_calls():
+        if call in self.open_calls():
             return
         if call not in (PASS, 0, 1, 2, 3, NO_TRUMP, ALL_TRUMP):
             raise IllegalAction("BAD_CALL", f"not a call: {call!r} (pass, a suit 0..3, SA 4 or TA 5)")

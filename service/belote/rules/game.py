@@ -8,19 +8,32 @@ same actions, same game: nothing here reads a clock or a random source.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import NamedTuple
 
 from . import announcements as ann
-from .actions import Action, Bid, Declare, Play
+from .actions import BIDS, PLAYS, Action, Bid, Declare, Play
 from .auction import PASS, Auction
-from .cards import cards_of
 from .errors import IllegalAction
 from .options import Rules
-from .play import PLAY_RULES, CardPlay
-from .scoring import DealScore, game_winner, score_deal
+from .play import CALLED, PLAY_RULES, TRICK_DONE, CardPlay
+from .result import DealResult
+from .scoring import game_winner, settle_deal
 from .values import ALL_TRUMP, contract_table
 
-DEALING, AUCTION, PLAYING, OVER = "dealing", "auction", "playing", "over"
+
+class Phase(StrEnum):
+    """Where a game stands: whose move it is and what kind of move (SPEC §2, §4, §8)."""
+
+    DEALING = "dealing"                  # waiting for the next deal's deck order
+    AUCTION = "auction"                  # bidding: see ``Game.auction_round``
+    CHOOSING_TRUMP = "choosing_trump"    # all_pass=forced_trump: the eldest, holding 8, names it
+    PLAYING = "playing"                  # the tricks (and enhanced declarations in the first)
+    OVER = "over"
+
+
+DEALING, AUCTION, CHOOSING_TRUMP, PLAYING, OVER = (
+    Phase.DEALING, Phase.AUCTION, Phase.CHOOSING_TRUMP, Phase.PLAYING, Phase.OVER)
 
 
 # What ``apply`` and ``start_deal`` report -------------------------------------------------------
@@ -31,6 +44,8 @@ class ContractSettled(NamedTuple):
 
 
 class AllPassed(NamedTuple):
+    """Everyone passed: a redeal (its :class:`DealResult` is ``Game.last_result``)."""
+
     deal_number: int
 
 
@@ -112,8 +127,12 @@ class Game:
         self.deal_number = 0                 # deals started, redeals included
         self.totals = [0, 0]
         self.reserve = 0                     # litige reserve waiting for a decisive deal
-        self.scores: list[DealScore] = []
-        self.winner = -1
+        self.results: list[DealResult] = []  # one per finished deal, redeals included
+        self.winner: int | None = None
+        self._enhanced = rules.announcements == "enhanced"
+        self._classic = rules.announcements == "classic"
+        self._play_rules = (PLAY_RULES[rules.play], rules.undertrump == "required",
+                            rules.belote_order == "king_first")
         self._reset_deal()
 
     def _reset_deal(self) -> None:
@@ -133,11 +152,30 @@ class Game:
     def eldest(self) -> int:
         return (self.dealer + 1) & 3
 
+    @property
+    def last_result(self) -> DealResult | None:
+        """The result of the last finished deal (a redeal's too), None before the first."""
+        return self.results[-1] if self.results else None
+
+    @property
+    def scores(self) -> list:
+        """The scored deals as the DealScored event writes them (redeals left out): kept for
+        the callers that read the event's figures; ``results`` holds the rules' values."""
+        return [r.as_deal_score() for r in self.results if r.outcome is not None]
+
+    @property
+    def auction_round(self) -> int | None:
+        """During the auction: 1 (a suit call takes the turned suit) or 2 (a suit call names
+        another suit); None otherwise (in CHOOSING_TRUMP a suit call chooses the trump)."""
+        if self.phase != AUCTION:
+            return None
+        return 1 if len(self.auction.calls) < 4 else 2
+
     def copy(self) -> Game:
         new = Game.__new__(Game)
         new.__dict__.update(self.__dict__)
         new.totals = self.totals[:]
-        new.scores = self.scores[:]
+        new.results = self.results[:]
         new.dealt = self.dealt[:]
         new.declared = self.declared[:]
         new.auction = self.auction.copy() if self.auction else None
@@ -147,10 +185,11 @@ class Game:
     # Whose turn, and what may they do -----------------------------------------------------------
     def to_act(self) -> int | None:
         """The seat to act, or None (waiting for a deck, or game over)."""
-        if self.phase == AUCTION:
-            return self.auction.turn
-        if self.phase == PLAYING:
+        phase = self.phase
+        if phase == PLAYING:
             return self.play.turn
+        if phase in (AUCTION, CHOOSING_TRUMP):
+            return self.auction.turn
         return None
 
     def hand(self, seat: int) -> int:
@@ -160,21 +199,29 @@ class Game:
         return self.dealt[seat]
 
     def legal_actions(self, seat: int | None = None) -> list[Action]:
-        """Every action ``seat`` (default: the seat to act) may take now; [] if not its turn."""
-        turn = self.to_act()
-        if turn is None or (seat is not None and seat != turn):
+        """Every action ``seat`` (default: the seat to act) may take now; [] if not its turn.
+
+        A suit ``Bid`` takes the turned suit in round 1, names another suit in round 2 (see
+        ``auction_round``) and chooses the trump in ``CHOOSING_TRUMP``.
+        """
+        if self.phase != PLAYING:
+            turn = self.to_act()
+            if turn is None or (seat is not None and seat != turn):
+                return []
+            return [BIDS[c] for c in self.auction.open_calls()]
+        play = self.play
+        turn = play.turn
+        if seat is not None and seat != turn:
             return []
-        if self.phase == AUCTION:
-            return [Bid(c) for c in self.auction.legal_calls()]
-        actions: list[Action] = []
-        if self._may_declare(turn):
-            actions += [Declare(a.kind, a.suit, a.rank if a.kind == ann.CARRE else -1)
-                        for a in self._enhanced_options(turn)]
-        actions += [Play(c) for c in cards_of(self.play.legal_cards())]
-        return actions
+        m = play.legal
+        c, d, h, s = PLAYS
+        plays = [*c[m & 0xFF], *d[m >> 8 & 0xFF], *h[m >> 16 & 0xFF], *s[m >> 24]]
+        if self._enhanced and self._may_declare(turn):
+            return [Declare(a.kind, a.suit, a.rank) for a in self._enhanced_options(turn)] + plays
+        return plays
 
     def _may_declare(self, seat: int) -> bool:
-        return (self.rules.announcements == "enhanced" and self.play.trick_number == 0
+        return (self._enhanced and self.play.trick_number == 0
                 and self.declared[seat] is None)
 
     def _enhanced_options(self, seat: int) -> list[ann.Announcement]:
@@ -201,14 +248,12 @@ class Game:
         return []
 
     def _settle(self, taker: int, contract: int, forced: bool) -> ContractSettled:
-        if self.rules.bidding != "none":
+        if self.rules.bidding != "none" and not forced:     # a forced taker holds its 8 already
             self.dealt = complete_hands(self.deck, self.eldest, taker, self.dealt)
         self.taker, self.contract, self.forced = taker, contract, forced
         table = contract_table(self.rules.values, contract)
-        self.play = CardPlay(self.dealt, contract, taker, self.eldest, table,
-                             PLAY_RULES[self.rules.play], self.rules.undertrump == "required",
-                             self.rules.belote_order == "king_first")
-        if self.rules.announcements == "classic":
+        self.play = CardPlay(self.dealt, contract, taker, self.eldest, table, *self._play_rules)
+        if self._classic:
             self.classic = [ann.classic_announcements(h) for h in self.dealt]
             self.classic_team = ann.classic_scoring_team(self.classic, contract)
         self.phase = PLAYING
@@ -228,14 +273,14 @@ class Game:
         if seat != turn:
             raise IllegalAction("NOT_YOUR_TURN", f"it is seat {turn}'s turn, not seat {seat}'s")
         if isinstance(action, Bid):
-            if self.phase != AUCTION:
+            if self.phase == PLAYING:
                 raise IllegalAction("NOT_BIDDING", "the auction is over: play a card")
             self.auction.check_call(action.contract)
             return None
         if self.phase != PLAYING:
             raise IllegalAction("BIDDING", "the auction is not over: bid or pass")
         if isinstance(action, Declare):
-            if self.rules.announcements != "enhanced":
+            if not self._enhanced:
                 raise IllegalAction("NO_DECLARATIONS", "announcements are not declared at this table")
             if self.play.trick_number != 0:
                 raise IllegalAction("ANNOUNCE_TOO_LATE", "announcements are made during the first trick only")
@@ -259,21 +304,35 @@ class Game:
 
     def apply(self, seat: int, action: Action) -> list:
         """Take ``action`` for ``seat`` (checked first); return what happened."""
-        if isinstance(action, Play):             # the most common action: see play_card
+        if type(action) is Play:                 # the most common action: see play_card
             return self.play_card(seat, action.card)
-        declared = self._check(seat, action)     # raises for anything but a Bid or a Declare
+        auction = self.auction
+        if (type(action) is Bid and self.phase == AUCTION and seat == auction.turn
+                and action.contract in auction.open_calls()):
+            return self._call(action.contract)   # a legal call (anything else: _check says why)
+        declared = self._check(seat, action)     # raises for anything but a Bid, a Declare or a Play
         if isinstance(action, Bid):
             return self._call(action.contract)
+        if isinstance(action, Play):
+            return self.play_card(seat, action.card)
         self.declared[seat] = declared
         return []
 
     def _call(self, call: int) -> list:
         auction = self.auction
         auction.call(call)
+        if auction.forced and self.phase == AUCTION:
+            # SPEC §2 forced_trump: the eldest receives the turned card plus 2, the others 3,
+            # and *then* chooses: it sees its 8 cards while choosing.
+            self.dealt = complete_hands(self.deck, self.eldest, self.eldest, self.dealt)
+            self.phase = CHOOSING_TRUMP
+            return []
         if not auction.finished:
             return []
         if auction.all_passed:
             passed = AllPassed(self.deal_number)
+            self.results.append(DealResult(self.deal_number, self.dealer, None,
+                                           reserve_waiting=self.reserve))
             self._next_dealer()
             return [passed]
         return [self._settle(auction.best_seat, auction.best, auction.forced)]
@@ -284,31 +343,29 @@ class Game:
         else goes through ``_check``, which raises naming the rule broken."""
         play = self.play
         if (self.phase != PLAYING or seat != play.turn or not 0 <= card < 32
-                or not (play.legal_cards() >> card) & 1):
+                or not (play.legal >> card) & 1):
             self._check(seat, Play(card))        # raises: not this seat's turn, or not legal
-        calls = play.belote_calls
-        calls_before, tricks_before = len(calls), play.trick_number
-        play.play(card)
-        if len(calls) == calls_before and play.trick_number == tricks_before:
+        happened = play.play(card)
+        if not happened:
             return []                            # most cards: no belote call, the trick goes on
-        out: list = [BeloteCalled(*c) for c in calls[calls_before:]]
-        if play.trick_number != tricks_before:
+        out: list = [BeloteCalled(*play.belote_calls[-1])] if happened & CALLED else []
+        if happened & TRICK_DONE:
             leader, cards, winner, points = play.tricks[-1]
             out.append(TrickWon(play.trick_number, winner, points, leader, cards))
-            if play.trick_number == 1 and self.rules.announcements == "classic":
+            if play.trick_number == 1 and self._classic:
                 shown = tuple((s, a) for s in range(4) for a in self.classic[s])
                 out.append(AnnouncementsRevealed(shown, self.classic_team))
-        if play.over:
-            out += self._finish_deal()
+            if play.trick_number == 8:
+                out += self._finish_deal()
         return out
 
     def scoring_announcements(self) -> tuple[int, int]:
         """Per team, the announcement points that score this deal (capot annoncé aside)."""
         points = [0, 0]
-        if self.rules.announcements == "classic" and self.classic_team >= 0:
+        if self._classic and self.classic_team >= 0:
             points[self.classic_team] = sum(a.points for s in range(self.classic_team, 4, 2)
                                             for a in self.classic[s])
-        elif self.rules.announcements == "enhanced":
+        elif self._enhanced:
             for seat, a in enumerate(self.declared):
                 if a is not None:
                     points[seat & 1] += a.points
@@ -316,17 +373,22 @@ class Game:
 
     def _finish_deal(self) -> list:
         play = self.play
-        capot_team = next((s & 1 for s, a in enumerate(self.declared)
-                           if a is not None and a.kind == ann.CAPOT_ANNONCE), -1)
-        score = score_deal(self.rules, play.table, self.taker, play.trick_points, play.tricks_won,
-                           play.belote_points, self.scoring_announcements(), self.reserve, capot_team)
-        self.scores.append(score)
-        self.reserve = score.reserve_pending
-        self.totals[0] += score.deal_score[0]
-        self.totals[1] += score.deal_score[1]
-        out: list = [score]
+        capot_team = None
+        if self._enhanced:
+            capot_team = next((s & 1 for s, a in enumerate(self.declared)
+                               if a is not None and a.kind == ann.CAPOT_ANNONCE), None)
+        announced = self.scoring_announcements() if self._enhanced or self._classic else (0, 0)
+        result = settle_deal(self.rules, play.table, self.taker, play.trick_points, play.tricks_won,
+                             play.belote_points, announced, self.reserve, capot_team,
+                             deal_number=self.deal_number, dealer=self.dealer, forced=self.forced)
+        self.results.append(result)
+        self.reserve = result.reserve_waiting
+        gained = result.deal_score
+        self.totals[0] += gained[0]
+        self.totals[1] += gained[1]
+        out: list = [result]
         self.winner = game_winner(self.totals, self.rules.target)
-        if self.winner >= 0:
+        if self.winner is not None:
             self.phase = OVER
             out.append(GameOver(self.winner, tuple(self.totals)))
         else:
@@ -342,5 +404,6 @@ class Game:
                 f"totals {self.totals[0]}-{self.totals[1]} reserve {self.reserve}>")
 
 
-__all__ = ["Game", "DEALING", "AUCTION", "PLAYING", "OVER", "ContractSettled", "AllPassed",
-           "BeloteCalled", "TrickWon", "AnnouncementsRevealed", "GameOver", "PASS"]
+__all__ = ["Game", "Phase", "DEALING", "AUCTION", "CHOOSING_TRUMP", "PLAYING", "OVER",
+           "ContractSettled", "AllPassed", "BeloteCalled", "TrickWon", "AnnouncementsRevealed",
+           "GameOver", "PASS"]

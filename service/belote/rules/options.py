@@ -12,6 +12,10 @@ from collections.abc import Mapping
 
 from .errors import InvalidOptions
 
+# What a new table may ask for: the presets play to 101..1010 points, and every point of target
+# is log a table writes. Logs of tables made before this bound still read (up to 100000).
+MAX_TARGET, MAX_STORED_TARGET = 10_000, 100_000
+
 # Option name -> accepted values. bool and int options are marked by their type.
 CHOICES: dict[str, tuple[str, ...] | type] = {
     "bidding": ("two_rounds", "two_rounds_with_no_trump", "none"),
@@ -100,7 +104,7 @@ def _to_text(value) -> str:
     return str(value)
 
 
-def _parse_value(name: str, value) -> object:
+def _parse_value(name: str, value, max_target: int = MAX_TARGET) -> object:
     kind = CHOICES[name]
     if kind is bool:
         if isinstance(value, bool):
@@ -116,8 +120,8 @@ def _parse_value(name: str, value) -> object:
             number = int(str(value).strip())
         except ValueError:
             raise InvalidOptions(f"option {name}: {value!r} is not a whole number", field=name) from None
-        if name == "target" and not 1 <= number <= 100_000:
-            raise InvalidOptions("option target: must be between 1 and 100000", field=name)
+        if name == "target" and not 1 <= number <= max_target:
+            raise InvalidOptions(f"option target: must be between 1 and {max_target}", field=name)
         if name == "first_dealer" and not 0 <= number <= 3:
             raise InvalidOptions("option first_dealer: must be a seat 0, 1, 2 or 3", field=name)
         return number
@@ -161,7 +165,8 @@ def rules_for(preset: str = "classic", overrides: Mapping[str, object] | None = 
 def rules_from_strings(options: Mapping[str, str]) -> Rules:
     """Rebuild rules from :meth:`Rules.as_strings` (as stored in a TableCreated event)."""
     base = Rules()
-    values = {f.name: _parse_value(f.name, options.get(f.name, _to_text(getattr(base, f.name))))
+    values = {f.name: _parse_value(f.name, options.get(f.name, _to_text(getattr(base, f.name))),
+                                   MAX_STORED_TARGET)
               for f in fields(Rules)}
     rules = replace(base, **values)
     check_combination(rules)
@@ -175,7 +180,7 @@ def describe_choices() -> dict[str, str]:
         if kind is bool:
             out[name] = "true | false"
         elif kind is int:
-            out[name] = "1..100000" if name == "target" else "0..3"
+            out[name] = f"1..{MAX_TARGET}" if name == "target" else "0..3"
         else:
             out[name] = " | ".join(kind)
     return out

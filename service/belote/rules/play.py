@@ -7,7 +7,7 @@ play; ``play(card)`` plays one without checking it (``check_card`` says why a ca
 
 from __future__ import annotations
 
-from .cards import KING, QUEEN, SUIT_MASK, SUIT_NAMES, card_words
+from .cards import FULL_DECK, KING, QUEEN, SUIT_MASK, SUIT_NAMES, card_words
 from .errors import IllegalAction
 from .values import ALL_TRUMP, NO_TRUMP, ContractTable
 
@@ -15,15 +15,50 @@ STANDARD, BELGIAN, FREE = 0, 1, 2
 PLAY_RULES = {"standard": STANDARD, "belgian": BELGIAN, "free": FREE}
 
 BELOTE, REBELOTE = "belote", "rebelote"
+# What play() reports: nothing (0), or either or both of these.
+CALLED, TRICK_DONE = 1, 2     # belote or rebelote was called / the card finished the trick
+
+
+def legal_mask(hand: int, led_mask: int, best: int, partner_wins: bool, r) -> int:
+    """SPEC §4: the cards ``hand`` may play on a trick led in ``led_mask`` (0: it leads) whose
+    best card so far is ``best``. ``r`` gives the contract's ``trump_mask`` and ``higher``, the
+    play ``rule`` and ``undertrump_required`` (a :class:`CardPlay`, or the bots' search rules)."""
+    if not led_mask:
+        return hand
+    follow = hand & led_mask
+    tm = r.trump_mask
+    if follow:
+        # Trump led (every suit in TA): beat the highest card of the trick if you can.
+        if led_mask & tm and r.rule != FREE:
+            return (follow & r.higher[best]) or follow
+        return follow
+    if tm == 0 or tm == FULL_DECK or r.rule == FREE:
+        return hand                                   # SA, TA, free: void -> any card
+    trumps = hand & tm
+    if not trumps:
+        return hand
+    best_is_trump = (1 << best) & tm
+    if partner_wins:
+        # Partner wins: play anything, except the Belgian forced undertrump.
+        if r.rule == BELGIAN and best_is_trump and not trumps & r.higher[best]:
+            return trumps
+        return hand
+    if best_is_trump:
+        over = trumps & r.higher[best]
+        if over:
+            return over
+        return trumps if r.undertrump_required else hand
+    return trumps
 
 
 class CardPlay:
     """Eight tricks of one deal, from full hands of 8 to the last card."""
 
     __slots__ = ("hands", "contract", "taker", "table", "trump_mask", "order", "points", "higher",
-                 "rule", "undertrump_required", "leader", "turn", "trick", "best_card", "best_seat",
-                 "led_mask", "trick_number", "trick_points", "tricks_won", "tricks", "belote_points",
-                 "belote_calls", "_belote_cards", "_belote_first", "_king_first")
+                 "beats", "rule", "undertrump_required", "leader", "turn", "trick", "best_card",
+                 "best_seat", "led_mask", "trick_number", "trick_points", "tricks_won", "tricks",
+                 "belote_points", "belote_calls", "_belote_cards", "_belote_first", "_king_first",
+                 "legal")
 
     def __init__(self, hands: list[int], contract: int, taker: int, leader: int,
                  table: ContractTable, rule: int = STANDARD, undertrump_required: bool = True,
@@ -36,13 +71,14 @@ class CardPlay:
         self.order = table.order
         self.points = table.points
         self.higher = table.higher
+        self.beats = table.beats
         self.rule = rule
         self.undertrump_required = undertrump_required
         self.leader = self.turn = leader
         self.trick: list[int] = []
         self.best_card = -1
         self.best_seat = -1
-        self.led_mask = 0
+        self.led_mask = 0                # the led suit's cards; 0 before the trick's first card
         self.trick_number = 0            # tricks finished, 0..8
         self.trick_points = [0, 0]       # per team, dix de der included
         self.tricks_won = [0, 0]
@@ -52,20 +88,22 @@ class CardPlay:
         self._king_first = belote_king_first
         self._belote_first: dict[int, int] = {}
         self._belote_cards = belote_cards(self.hands, contract)
+        self.legal = self.hands[leader]  # the mask of legal_cards(), kept current by play()
 
     def copy(self) -> CardPlay:
         # One tuple assignment, not a loop of setattr: searches copy a deal per position tried.
         new = CardPlay.__new__(CardPlay)
         (new.hands, new.contract, new.taker, new.table, new.trump_mask, new.order, new.points,
-         new.higher, new.rule, new.undertrump_required, new.leader, new.turn, new.trick,
+         new.higher, new.beats, new.rule, new.undertrump_required, new.leader, new.turn, new.trick,
          new.best_card, new.best_seat, new.led_mask, new.trick_number, new.trick_points,
          new.tricks_won, new.tricks, new.belote_points, new.belote_calls, new._belote_cards,
-         new._belote_first, new._king_first) = (
+         new._belote_first, new._king_first, new.legal) = (
             self.hands[:], self.contract, self.taker, self.table, self.trump_mask, self.order,
-            self.points, self.higher, self.rule, self.undertrump_required, self.leader, self.turn,
-            self.trick[:], self.best_card, self.best_seat, self.led_mask, self.trick_number,
-            self.trick_points[:], self.tricks_won[:], self.tricks[:], self.belote_points[:],
-            self.belote_calls[:], self._belote_cards, dict(self._belote_first), self._king_first)
+            self.points, self.higher, self.beats, self.rule, self.undertrump_required, self.leader,
+            self.turn, self.trick[:], self.best_card, self.best_seat, self.led_mask,
+            self.trick_number, self.trick_points[:], self.tricks_won[:], self.tricks[:],
+            self.belote_points[:], self.belote_calls[:], self._belote_cards,
+            dict(self._belote_first), self._king_first, self.legal)
         return new
 
     @property
@@ -77,66 +115,38 @@ class CardPlay:
 
     # SPEC §4 -------------------------------------------------------------------------------
     def legal_cards(self) -> int:
-        """Mask of the cards the seat to play may play."""
-        hand = self.hands[self.turn]
-        if not self.trick:
-            return hand
-        follow = hand & self.led_mask
-        tm = self.trump_mask
-        if follow:
-            # Trump led (every suit in TA): beat the highest card of the trick if you can.
-            if self.led_mask & tm and self.rule != FREE:
-                return (follow & self.higher[self.best_card]) or follow
-            return follow
-        if tm == 0 or tm == 0xFFFFFFFF or self.rule == FREE:
-            return hand                                   # SA, TA, free: void -> any card
-        trumps = hand & tm
-        if not trumps:
-            return hand
-        best = self.best_card
-        best_is_trump = (1 << best) & tm
-        if self.best_seat == self.turn ^ 2:
-            # Partner wins: play anything, except the Belgian forced undertrump.
-            if self.rule == BELGIAN and best_is_trump and not trumps & self.higher[best]:
-                return trumps
-            return hand
-        if best_is_trump:
-            over = trumps & self.higher[best]
-            if over:
-                return over
-            return trumps if self.undertrump_required else hand
-        return trumps
+        """Mask of the cards the seat to play may play (``legal``, computed as each card is
+        played: every caller asks for it, and Game.apply checks the card against it)."""
+        return self.legal
 
-    def play(self, card: int) -> None:
-        """Play ``card`` for the seat to play (legality is the caller's business)."""
+    def play(self, card: int) -> int:
+        """Play ``card`` for the seat to play (legality is the caller's business). Returns 0, or
+        CALLED (it called belote or rebelote) and/or TRICK_DONE (it finished the trick)."""
         seat = self.turn
         bit = 1 << card
-        self.hands[seat] ^= bit
+        hands = self.hands
+        hands[seat] ^= bit
         trick = self.trick
-        if trick:
-            best = self.best_card
-            if card >> 3 == best >> 3:
-                if self.order[card] > self.order[best]:
-                    self.best_card = card
-                    self.best_seat = seat
-            elif bit & self.trump_mask and not (1 << best) & self.trump_mask:
-                self.best_card = card
-                self.best_seat = seat
-        else:
-            self.best_card = card
-            self.best_seat = seat
-            self.led_mask = SUIT_MASK[card >> 3]
         trick.append(card)
-        if bit & self._belote_cards:
-            self._call_belote(seat, card)
-        if len(trick) == 4:
+        n = len(trick)
+        if n == 1:
+            self.best_card, self.best_seat, self.led_mask = card, seat, SUIT_MASK[card >> 3]
+        elif self.beats[self.best_card] & bit:
+            self.best_card, self.best_seat = card, seat
+        called = bit & self._belote_cards and self._call_belote(seat, card)
+        if n == 4:
             self._finish_trick()
-        else:
-            self.turn = (seat + 1) & 3
+            self.legal = hands[self.turn]                 # the winner leads: any card
+            return CALLED | TRICK_DONE if called else TRICK_DONE
+        self.turn = nxt = (seat + 1) & 3
+        self.legal = legal_mask(hands[nxt], self.led_mask, self.best_card,
+                                self.best_seat == nxt ^ 2, self)
+        return CALLED if called else 0
 
     def _finish_trick(self) -> None:
         p = self.points
-        c0, c1, c2, c3 = self.trick
+        trick = self.trick
+        c0, c1, c2, c3 = trick
         pts = p[c0] + p[c1] + p[c2] + p[c3]
         self.trick_number += 1
         if self.trick_number == 8:
@@ -144,23 +154,26 @@ class CardPlay:
         winner = self.best_seat
         self.trick_points[winner & 1] += pts
         self.tricks_won[winner & 1] += 1
-        self.tricks.append((self.leader, tuple(self.trick), winner, pts))
+        self.tricks.append((self.leader, tuple(trick), winner, pts))
         self.trick = []
+        self.led_mask = 0
         self.leader = self.turn = winner
 
-    def _call_belote(self, seat: int, card: int) -> None:
-        """SPEC §5: the second of K+Q of trump from one hand scores 20 (K first if required)."""
+    def _call_belote(self, seat: int, card: int) -> bool:
+        """SPEC §5: the second of K+Q of trump from one hand scores 20 (K first if required).
+        True when belote or rebelote is called."""
         suit = card >> 3
         first = self._belote_first.get(suit)
         if first is None:
             if self._king_first and card & 7 == QUEEN:
                 self._belote_cards &= ~SUIT_MASK[suit]     # queen first: this belote is lost
-                return
+                return False
             self._belote_first[suit] = card
             self.belote_calls.append((seat, card, BELOTE))
         else:
             self.belote_points[seat & 1] += 20
             self.belote_calls.append((seat, card, REBELOTE))
+        return True
 
     # Explanations ----------------------------------------------------------------------------
     def check_card(self, card: int) -> None:
@@ -196,10 +209,10 @@ def belote_cards(hands: list[int], contract: int) -> int:
     """Mask of the K and Q of each trump suit held together by one seat (none in SA)."""
     if contract == NO_TRUMP:
         return 0
-    suits = range(4) if contract == ALL_TRUMP else (contract,)
     mask = 0
-    for suit in suits:
+    for suit in range(4) if contract == ALL_TRUMP else (contract,):
         pair = (1 << (suit * 8 + KING)) | (1 << (suit * 8 + QUEEN))
-        if any(h & pair == pair for h in hands):
-            mask |= pair
+        for h in hands:
+            if h & pair == pair:
+                mask |= pair
     return mask

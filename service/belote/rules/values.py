@@ -52,6 +52,7 @@ class ContractTable(NamedTuple):
     last_trick_bonus: int    # dix de der
     deal_total: int          # trick points of a deal, dix de der included (162/258/130/164)
     capot_points: int        # trick points of a team taking all 8 tricks
+    beats: tuple             # mask of the cards that take the trick from it (higher, or a trump)
 
 
 def _table(values: str, contract: int) -> ContractTable:
@@ -80,8 +81,9 @@ def _table(values: str, contract: int) -> ContractTable:
         capot = 250
     else:
         capot = 252
+    beats = tuple(higher[c] | (0 if trump_mask >> c & 1 else trump_mask) for c in range(32))
     return ContractTable(contract, trump_mask, tuple(order), tuple(points), tuple(higher),
-                         bonus, total, capot)
+                         bonus, total, capot, beats)
 
 
 TABLES: dict[tuple[str, int], ContractTable] = {

@@ -65,6 +65,19 @@ class VersionConflict(StoreError):
         return (type(self), (self.expected, self.actual))
 
 
+class RequestReused(StoreError):
+    """A request id already recorded for another RPC or another request: nothing was written."""
+
+    def __init__(self, table_id: str, request_id: str, rpc: str):
+        super().__init__(f"request {request_id!r} of table {table_id!r} was a {rpc or 'other'} request")
+        self.table_id = table_id
+        self.request_id = request_id
+        self.rpc = rpc  # the RPC the id was first recorded for
+
+    def __reduce__(self):
+        return (type(self), (self.table_id, self.request_id, self.rpc))
+
+
 class StoreUnavailable(StoreError):
     """The database cannot be reached (or the store is closed)."""
 
@@ -86,15 +99,19 @@ class EventStore(abc.ABC):
         request_id: str,
         recorded_at_us: int,
         index: TableIndexEntry | None = None,
+        rpc: str = "",
+        fingerprint: bytes = b"",
     ) -> AppendResult:
         """Append `events` atomically as sequences expected_version+1, ...
 
         In one transaction: if (table_id, request_id) was already appended,
         return that first result with duplicate=True (checked before the
-        version, so a retry with a now-stale version still gets its result);
-        else raise VersionConflict unless the table is at `expected_version`;
-        else write the events (hash-chained) and upsert `index` if given.
-        Empty `events` raises ValueError.
+        version, so a retry with a now-stale version still gets its result)
+        when it was recorded with the same `rpc` and `fingerprint` (or before
+        requests had them), else raise RequestReused; else raise
+        VersionConflict unless the table is at `expected_version`; else write
+        the events (hash-chained), the request with its rpc and fingerprint,
+        and upsert `index` if given. Empty `events` raises ValueError.
         """
 
     @abc.abstractmethod
@@ -104,14 +121,16 @@ class EventStore(abc.ABC):
         """Events with sequence > after_sequence, in sequence order."""
 
     @abc.abstractmethod
-    async def request_events(self, table_id: str, request_id: str) -> tuple[StoredEvent, ...] | None:
+    async def request_events(self, table_id: str, request_id: str, *, rpc: str = "",
+                             fingerprint: bytes = b"") -> tuple[StoredEvent, ...] | None:
         """The events a request appended to this table, or None if it never did. Lets a
-        retried command return its first result even when it would now be refused."""
+        retried command return its first result even when it would now be refused. Raises
+        RequestReused when the id was recorded with another rpc or fingerprint (as append)."""
 
     @abc.abstractmethod
-    async def server_secret(self) -> bytes:
-        """32 random bytes made once per store and shared by every replica on it: the key
-        that derives tokens, so a retried request gets the same token back."""
+    async def claim_table(self, request_id: str, table_id: str) -> str:
+        """The table a creating request names, on every replica: the first claim of
+        `request_id` gives it `table_id` (a new random one), later claims get that one back."""
 
     @abc.abstractmethod
     async def version(self, table_id: str) -> int:
@@ -158,6 +177,11 @@ class EventStore(abc.ABC):
     @abc.abstractmethod
     async def count_leases(self, scope: str, now_us: int) -> int:
         """How many of ``scope``'s leases run past ``now_us``."""
+
+    @abc.abstractmethod
+    async def drop_ended_leases(self, now_us: int) -> None:
+        """Forget every scope's leases that ended by ``now_us`` (take_lease forgets only its own
+        scope's: per-caller scopes may never come back)."""
 
     @abc.abstractmethod
     def stop_waits(self) -> None:

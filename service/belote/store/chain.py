@@ -1,5 +1,10 @@
 """The per-table hash chain that makes an exported log tamper-evident.
 
+The chain is unkeyed (anyone can check it, so anyone who edits a log can recompute it): an
+export ends with its last hash signed by the server (app/export_signing.py), and that signature
+is what a recomputed chain, or a log cut short, no longer matches. Every field of an export's
+event is hashed here (its envelope and its body's stored bytes), so the signature covers all.
+
 Byte layout (every backend and any external verifier must match it exactly)::
 
     hash = SHA-256(

@@ -11,7 +11,8 @@ database itself, not the code above it:
 
 An append is one statement, so one round trip and one transaction:
 ``SELECT * FROM belote_append(...)`` locks the table's head row, looks the request id up
-(a duplicate returns the first result), checks the expected version, then inserts the events
+(a duplicate returns the first result; the same id recorded for another RPC or request
+fingerprint is refused as RequestReused), checks the expected version, then inserts the events
 (hashed here with belote.store.chain), the request and the index entry. Writers of one table queue on its head row; a writer whose expected version is
 stale gets a VersionConflict, and nothing is ever written half. To hash, the store must know
 the hash of event `expected_version`: it remembers the last (sequence, hash) it read or wrote
@@ -48,7 +49,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
@@ -64,6 +64,7 @@ from .base import (
     AppendResult,
     EventStore,
     NewEvent,
+    RequestReused,
     StoreConfigError,
     StoredEvent,
     StoreUnavailable,
@@ -274,7 +275,106 @@ CREATE TABLE leases (
 );
 """
 
-MIGRATIONS: tuple[str, ...] = (_M1_INITIAL, _M2_LEASES)
+
+# Requests say what they were (the RPC and a keyed fingerprint of the request), so the same id
+# for another request is refused ('reused') instead of answered with another request's events;
+# rows from before hold NULL. The key that derived every token leaves the store.
+_M3_SCOPED_REQUESTS = f"""
+ALTER TABLE requests ADD COLUMN rpc text, ADD COLUMN fingerprint bytea;
+-- A client's request id (one with an rpc) names one request on one table only.
+CREATE UNIQUE INDEX requests_of_clients ON requests (request_id) WHERE rpc <> '';
+
+CREATE TABLE created_tables (
+    request_id text PRIMARY KEY,
+    table_id   text NOT NULL
+);
+
+DELETE FROM settings WHERE name = 'server_secret';
+
+DROP FUNCTION belote_append(text, bigint, text, bigint, bytea, text[], bigint[], bytea[],
+                            bytea[], text, boolean, bytea);
+-- As in migration 1, with the request's rpc and fingerprint, and one more outcome:
+--   reused: the request id was appended for another rpc or fingerprint, or (a client's, with
+--           an rpc) on another table (out_rpc: its rpc)
+CREATE FUNCTION belote_append(
+    p_table text, p_expected bigint, p_request text, p_at bigint, p_prev bytea,
+    p_types text[], p_schema_versions bigint[], p_payloads bytea[], p_hashes bytea[],
+    p_status text, p_listed boolean, p_summary bytea, p_rpc text, p_fingerprint bytea)
+RETURNS TABLE (outcome text, out_version bigint, out_hash bytea, out_first bigint,
+               out_last bigint, out_rpc text)
+LANGUAGE plpgsql AS $$
+DECLARE
+    head_version bigint;
+    head_hash    bytea;
+    req          record;
+    n            integer := cardinality(p_hashes);
+    last_seq     bigint := p_expected + n;
+BEGIN
+    IF p_expected = 0 THEN  -- a new table: make the head row to lock
+        INSERT INTO table_heads AS h (table_id, version, last_hash)
+             VALUES (p_table, 0, {_GENESIS_SQL}) ON CONFLICT (table_id) DO NOTHING;
+    END IF;
+    SELECT h.version, h.last_hash INTO head_version, head_hash
+      FROM table_heads h WHERE h.table_id = p_table FOR UPDATE;
+    IF NOT FOUND THEN
+        head_version := 0;
+        head_hash := {_GENESIS_SQL};
+    END IF;
+    -- After the lock: a request the previous holder committed is seen (new snapshot).
+    SELECT r.first_sequence, r.last_sequence, r.rpc, r.fingerprint INTO req
+      FROM requests r WHERE r.table_id = p_table AND r.request_id = p_request;
+    IF FOUND THEN
+        -- Another RPC or request under this id (rows from before fingerprints match any).
+        IF req.fingerprint IS NOT NULL AND (req.rpc IS DISTINCT FROM p_rpc
+                                            OR req.fingerprint <> p_fingerprint) THEN
+            RETURN QUERY SELECT 'reused'::text, head_version, head_hash, NULL::bigint,
+                                NULL::bigint, req.rpc;
+            RETURN;
+        END IF;
+        RETURN QUERY SELECT 'duplicate'::text, head_version, head_hash,
+                            req.first_sequence, req.last_sequence, NULL::text;
+        RETURN;
+    END IF;
+    IF p_rpc <> '' THEN
+        SELECT r.rpc INTO req FROM requests r WHERE r.request_id = p_request AND r.rpc <> '';
+        IF FOUND THEN  -- a client's id, already used on another table
+            RETURN QUERY SELECT 'reused'::text, head_version, head_hash, NULL::bigint,
+                                NULL::bigint, req.rpc;
+            RETURN;
+        END IF;
+    END IF;
+    IF head_version <> p_expected THEN
+        RETURN QUERY SELECT 'conflict'::text, head_version, head_hash, NULL::bigint, NULL::bigint,
+                            NULL::text;
+        RETURN;
+    END IF;
+    IF head_hash <> p_prev THEN
+        RETURN QUERY SELECT 'rehash'::text, head_version, head_hash, NULL::bigint, NULL::bigint,
+                            NULL::text;
+        RETURN;
+    END IF;
+    INSERT INTO events (table_id, sequence, type, schema_version, payload, request_id,
+                        recorded_at_us, prev_hash, hash)
+         SELECT p_table, p_expected + i, p_types[i], p_schema_versions[i], p_payloads[i],
+                p_request, p_at, CASE WHEN i = 1 THEN p_prev ELSE p_hashes[i - 1] END,
+                p_hashes[i]
+           FROM generate_series(1, n) AS i ORDER BY i;
+    INSERT INTO requests (table_id, request_id, first_sequence, last_sequence, rpc, fingerprint)
+         VALUES (p_table, p_request, p_expected + 1, last_seq, p_rpc, p_fingerprint);
+    IF p_status IS NOT NULL THEN
+        INSERT INTO table_index AS t (table_id, status, listed, summary, created_at_us,
+                                      updated_at_us)
+             VALUES (p_table, p_status, p_listed, p_summary, p_at, p_at)
+        ON CONFLICT (table_id) DO UPDATE SET status = excluded.status,
+             listed = excluded.listed, summary = excluded.summary,
+             updated_at_us = excluded.updated_at_us;
+    END IF;
+    RETURN QUERY SELECT 'appended'::text, last_seq, p_hashes[n], p_expected + 1, last_seq,
+                        NULL::text;
+END $$;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_M1_INITIAL, _M2_LEASES, _M3_SCOPED_REQUESTS)
 
 
 def _migrate(conninfo: str) -> None:
@@ -305,15 +405,17 @@ _EVENT_COLUMNS = ("table_id, sequence, type, schema_version, payload, request_id
 _SELECT_EVENTS = (f"SELECT {_EVENT_COLUMNS} FROM events WHERE table_id = %s AND sequence > %s"
                   " ORDER BY sequence LIMIT %s")
 _SELECT_REQUEST_EVENTS = (
-    f"SELECT {', '.join('e.' + c.strip() for c in _EVENT_COLUMNS.split(','))}"
+    f"SELECT {', '.join('e.' + c.strip() for c in _EVENT_COLUMNS.split(','))}, r.rpc, r.fingerprint"
     " FROM requests r JOIN events e ON e.table_id = r.table_id"
     " AND e.sequence BETWEEN r.first_sequence AND r.last_sequence"
     " WHERE r.table_id = %s AND r.request_id = %s ORDER BY e.sequence")
+_SELECT_CLIENT_REQUEST = "SELECT rpc FROM requests WHERE request_id = %s AND rpc <> ''"
 _SELECT_VERSION = "SELECT version FROM table_heads WHERE table_id = %s"
 # The name is looked up at each call (tests swap in a function that skips the checks).
 _APPEND_FUNCTION = "belote_append"
 _APPEND_ARGS = ("%s::text, %s::bigint, %s::text, %s::bigint, %s::bytea, %s::text[],"
-                " %s::bigint[], %s::bytea[], %s::bytea[], %s::text, %s::boolean, %s::bytea")
+                " %s::bigint[], %s::bytea[], %s::bytea[], %s::text, %s::boolean, %s::bytea,"
+                " %s::text, %s::bytea")
 # One statement notifies a batch; synchronous_commit off: nothing to flush to disk for it.
 _NOTIFY_MANY = ("SELECT pg_notify(%s, p) FROM"
                 " (SELECT set_config('synchronous_commit', 'off', true)) AS c,"
@@ -406,7 +508,6 @@ class PostgresEventStore(EventStore):
         self._to_notify: dict[str, int] = {}  # table -> last sequence appended, not yet sent
         self._notify_signal = asyncio.Event()
         self._recovery: asyncio.Task | None = None
-        self._secret: bytes | None = None
         # Per-table wake-up, as in SqliteEventStore: weak values, an entry lives while waited on.
         self._signals: weakref.WeakValueDictionary[str, _Signal] = weakref.WeakValueDictionary()
         # table -> last sequence this store appended and woke locally: its own notification,
@@ -634,6 +735,8 @@ class PostgresEventStore(EventStore):
         request_id: str,
         recorded_at_us: int,
         index: TableIndexEntry | None = None,
+        rpc: str = "",
+        fingerprint: bytes = b"",
     ) -> AppendResult:
         if not events:
             raise ValueError("append needs at least one event")
@@ -641,7 +744,7 @@ class PostgresEventStore(EventStore):
             raise ValueError("expected_version must be >= 0")
         if not request_id:
             raise ValueError("request_id must not be empty")
-        if _has_nul(table_id, request_id, *(e.type for e in events)):
+        if _has_nul(table_id, request_id, rpc, *(e.type for e in events)):
             raise ValueError("table ids, request ids and event types cannot contain NUL")
         new = [(e.type, e.schema_version, bytes(e.payload)) for e in events]
         prev = self._known_hash(table_id, expected_version)
@@ -653,9 +756,9 @@ class PostgresEventStore(EventStore):
                     [s.type for s in stored], [s.schema_version for s in stored],
                     [s.payload for s in stored], [s.hash for s in stored],
                     index.status if index else None, bool(index.listed) if index else None,
-                    bytes(index.summary) if index else None)
+                    bytes(index.summary) if index else None, rpc, bytes(fingerprint))
             try:
-                outcome, version, head_hash, first, last = await self._run(
+                outcome, version, head_hash, first, last, was_rpc = await self._run(
                     lambda conn, args=args: _call_append(conn, args), retried=retried)
             except psycopg.IntegrityError:
                 # The database refused the events: another writer got there first (the
@@ -673,6 +776,8 @@ class PostgresEventStore(EventStore):
             if outcome == "conflict":
                 self._remember_head(table_id, version, bytes(head_hash))
                 raise VersionConflict(expected_version, version)
+            if outcome == "reused":
+                raise RequestReused(table_id, request_id, was_rpc or "")
             if outcome == "rehash":
                 prev = bytes(head_hash)
                 self._remember_head(table_id, version, prev)
@@ -719,32 +824,42 @@ class PostgresEventStore(EventStore):
             self._remember_head(table_id, events[-1].sequence, events[-1].hash)
         return events
 
-    async def request_events(self, table_id: str,
-                             request_id: str) -> tuple[StoredEvent, ...] | None:
+    async def request_events(self, table_id: str, request_id: str, *, rpc: str = "",
+                             fingerprint: bytes = b"") -> tuple[StoredEvent, ...] | None:
         if _has_nul(table_id, request_id):
             return None
 
         async def query(conn: psycopg.AsyncConnection) -> tuple[StoredEvent, ...] | None:
             cur = await conn.execute(_SELECT_REQUEST_EVENTS, (table_id, request_id))
-            found = tuple(StoredEvent(*r) for r in await cur.fetchall())
-            return found or None
+            rows = await cur.fetchall()
+            if not rows:
+                if rpc:  # a client's id names one request of one table: used elsewhere?
+                    cur = await conn.execute(_SELECT_CLIENT_REQUEST, (request_id,))
+                    elsewhere = await cur.fetchone()
+                    if elsewhere:
+                        raise RequestReused(table_id, request_id, elsewhere[0])
+                return None
+            was_rpc, was_fingerprint = rows[0][-2:]
+            # As belote_append: a row from before fingerprints matches any request.
+            if was_fingerprint is not None and (was_rpc, bytes(was_fingerprint)) != (rpc, bytes(fingerprint)):
+                raise RequestReused(table_id, request_id, was_rpc or "")
+            return tuple(StoredEvent(*r[:-2]) for r in rows)
 
         return await self._run(query)
 
-    async def server_secret(self) -> bytes:
-        if self._secret is not None:
-            return self._secret
-
-        async def get_or_make(conn: psycopg.AsyncConnection) -> bytes:
+    async def claim_table(self, request_id: str, table_id: str) -> str:
+        async def claim(conn: psycopg.AsyncConnection) -> str:
             # The first replica to get here decides, the others read it (autocommit: the
             # SELECT sees a row another replica committed while our INSERT waited on it).
-            await conn.execute("INSERT INTO settings (name, value) VALUES ('server_secret', %s)"
-                               " ON CONFLICT (name) DO NOTHING", (secrets.token_bytes(32),))
-            cur = await conn.execute("SELECT value FROM settings WHERE name = 'server_secret'")
-            return bytes((await cur.fetchone())[0])
+            await conn.execute("INSERT INTO created_tables (request_id, table_id) VALUES (%s, %s)"
+                               " ON CONFLICT (request_id) DO NOTHING", (request_id, table_id))
+            cur = await conn.execute("SELECT table_id FROM created_tables WHERE request_id = %s",
+                                     (request_id,))
+            return (await cur.fetchone())[0]
 
-        self._secret = await self._run(get_or_make)
-        return self._secret
+        if _has_nul(request_id, table_id):
+            raise ValueError("request and table ids cannot contain NUL")
+        return await self._run(claim)
 
     async def take_lease(self, scope: str, holder: str, limit: int, now_us: int,
                          until_us: int) -> bool:
@@ -777,6 +892,12 @@ class PostgresEventStore(EventStore):
     async def drop_lease(self, scope: str, holder: str) -> None:
         async def drop(conn: psycopg.AsyncConnection) -> None:
             await conn.execute("DELETE FROM leases WHERE scope = %s AND holder = %s", (scope, holder))
+
+        await self._run(drop)
+
+    async def drop_ended_leases(self, now_us: int) -> None:
+        async def drop(conn: psycopg.AsyncConnection) -> None:
+            await conn.execute("DELETE FROM leases WHERE until_us <= %s", (now_us,))
 
         await self._run(drop)
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 import sqlite3
 import threading
 import time
@@ -30,6 +29,7 @@ from .base import (
     AppendResult,
     EventStore,
     NewEvent,
+    RequestReused,
     StoreConfigError,
     StoredEvent,
     StoreUnavailable,
@@ -104,8 +104,23 @@ def _m3_leases(c: sqlite3.Connection) -> None:
               " until_us INTEGER NOT NULL, PRIMARY KEY (scope, holder)) WITHOUT ROWID")
 
 
+def _m4_scoped_requests(c: sqlite3.Connection) -> None:
+    # A request row says what it was (the RPC and a keyed fingerprint of its fields), so the
+    # same id for another request is told from a retry; rows from before hold NULL.
+    c.execute("ALTER TABLE requests ADD COLUMN rpc TEXT")
+    c.execute("ALTER TABLE requests ADD COLUMN fingerprint BLOB")
+    # A client's request id (one with an rpc) names one request on one table only.
+    c.execute("CREATE UNIQUE INDEX requests_of_clients ON requests (request_id) WHERE rpc <> ''")
+    c.execute("CREATE TABLE created_tables (request_id TEXT PRIMARY KEY, table_id TEXT NOT NULL)"
+              " WITHOUT ROWID")
+    # The key that derived every token lived here: keys now come from outside the store.
+    # secure_delete: its bytes are overwritten, not left in a free page of the file.
+    c.execute("PRAGMA secure_delete = ON")
+    c.execute("DELETE FROM settings WHERE name = 'server_secret'")
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_m1_initial, _m2_settings,
-                                                                _m3_leases)
+                                                                _m3_leases, _m4_scoped_requests)
 
 
 def _connect(path: str, *, writer: bool) -> sqlite3.Connection:
@@ -152,6 +167,9 @@ def _migrate(c: sqlite3.Connection) -> None:
         if c.in_transaction:
             c.execute("ROLLBACK")
         raise
+    if current < 4 <= len(MIGRATIONS):
+        # The pages migration 4 overwrote (the server secret's) leave the main file now.
+        c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 # --- queries shared by the writer and the reader --------------------------
@@ -201,6 +219,27 @@ class _PendingAppend:
     recorded_at_us: int
     index: TableIndexEntry | None
     done: asyncio.Future
+    rpc: str = ""
+    fingerprint: bytes = b""
+
+
+def _recorded_request(c: sqlite3.Connection, table_id: str, request_id: str, rpc: str,
+                      fingerprint: bytes) -> tuple[int, int] | None:
+    """(first, last sequence) of a recorded request, None if there is none; RequestReused if
+    it was recorded for another RPC or request, or (a client's) on another table (a row from
+    before fingerprints matches any)."""
+    row = c.execute("SELECT first_sequence, last_sequence, rpc, fingerprint FROM requests"
+                    " WHERE table_id = ? AND request_id = ?", (table_id, request_id)).fetchone()
+    if row is None:
+        elsewhere = rpc and c.execute("SELECT rpc FROM requests WHERE request_id = ? AND rpc <> ''",
+                                      (request_id,)).fetchone()
+        if elsewhere:
+            raise RequestReused(table_id, request_id, elsewhere[0])
+        return None
+    first, last, was_rpc, was_fingerprint = row
+    if was_fingerprint is not None and (was_rpc, bytes(was_fingerprint)) != (rpc, fingerprint):
+        raise RequestReused(table_id, request_id, was_rpc)
+    return first, last
 
 
 def _append_one(c: sqlite3.Connection, p: _PendingAppend) -> AppendResult:
@@ -217,12 +256,11 @@ def _append_one(c: sqlite3.Connection, p: _PendingAppend) -> AppendResult:
                                   p.request_id, p.recorded_at_us, prev_hash, h))
         prev_hash = h
     # The request's row first: a retry is known by it (whatever the table's version now).
-    if not c.execute("INSERT INTO requests (table_id, request_id, first_sequence, last_sequence)"
-                     " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                     (p.table_id, p.request_id, p.expected + 1, stored[-1].sequence)).rowcount:
-        first, last = c.execute("SELECT first_sequence, last_sequence FROM requests"
-                                " WHERE table_id = ? AND request_id = ?",
-                                (p.table_id, p.request_id)).fetchone()
+    if not c.execute("INSERT INTO requests (table_id, request_id, first_sequence, last_sequence,"
+                     " rpc, fingerprint) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                     (p.table_id, p.request_id, p.expected + 1, stored[-1].sequence,
+                      p.rpc, p.fingerprint)).rowcount:
+        first, last = _recorded_request(c, p.table_id, p.request_id, p.rpc, p.fingerprint)
         return AppendResult(tuple(_select_events(c, p.table_id, first - 1, last - first + 1)), True)
     try:
         if version != p.expected:
@@ -337,6 +375,8 @@ class SqliteEventStore(EventStore):
         request_id: str,
         recorded_at_us: int,
         index: TableIndexEntry | None = None,
+        rpc: str = "",
+        fingerprint: bytes = b"",
     ) -> AppendResult:
         if not events:
             raise ValueError("append needs at least one event")
@@ -346,7 +386,7 @@ class SqliteEventStore(EventStore):
             raise ValueError("request_id must not be empty")
         loop = asyncio.get_running_loop()
         pending = _PendingAppend(table_id, expected_version, tuple(events), request_id,
-                                 recorded_at_us, index, loop.create_future())
+                                 recorded_at_us, index, loop.create_future(), rpc, bytes(fingerprint))
         with self._database_errors():
             with self._queue_lock:
                 self._queued.append(pending)
@@ -390,7 +430,7 @@ class SqliteEventStore(EventStore):
             for pending in batch:
                 try:
                     outcome = _append_one(c, pending)
-                except (VersionConflict, ValueError) as e:   # refused, nothing written
+                except (VersionConflict, RequestReused, ValueError) as e:   # refused, nothing written
                     outcome = e
                 outcomes.append((pending, outcome))
             c.execute("COMMIT")
@@ -408,26 +448,24 @@ class SqliteEventStore(EventStore):
         return await self._read(_select_events, self._rconn, table_id,
                                after_sequence, -1 if limit is None else limit)
 
-    async def request_events(self, table_id: str,
-                             request_id: str) -> tuple[StoredEvent, ...] | None:
+    async def request_events(self, table_id: str, request_id: str, *, rpc: str = "",
+                             fingerprint: bytes = b"") -> tuple[StoredEvent, ...] | None:
         def query() -> tuple[StoredEvent, ...] | None:
-            row = self._rconn.execute(
-                "SELECT first_sequence, last_sequence FROM requests"
-                " WHERE table_id = ? AND request_id = ?", (table_id, request_id)).fetchone()
-            if row is None:
+            found = _recorded_request(self._rconn, table_id, request_id, rpc, bytes(fingerprint))
+            if found is None:
                 return None
-            first, last = row
+            first, last = found
             return tuple(_select_events(self._rconn, table_id, first - 1, last - first + 1))
         return await self._read(query)
 
-    async def server_secret(self) -> bytes:
-        def get_or_make() -> bytes:
+    async def claim_table(self, request_id: str, table_id: str) -> str:
+        def claim() -> str:
             # INSERT OR IGNORE: the first process to get here decides, the others read it.
-            self._wconn.execute("INSERT OR IGNORE INTO settings (name, value) VALUES (?, ?)",
-                                ("server_secret", secrets.token_bytes(32)))
-            return self._wconn.execute("SELECT value FROM settings WHERE name = ?",
-                                       ("server_secret",)).fetchone()[0]
-        return await self._run(self._writer, get_or_make)
+            self._wconn.execute("INSERT OR IGNORE INTO created_tables (request_id, table_id)"
+                                " VALUES (?, ?)", (request_id, table_id))
+            return self._wconn.execute("SELECT table_id FROM created_tables WHERE request_id = ?",
+                                       (request_id,)).fetchone()[0]
+        return await self._run(self._writer, claim)
 
     async def take_lease(self, scope: str, holder: str, limit: int, now_us: int,
                          until_us: int) -> bool:
@@ -459,6 +497,10 @@ class SqliteEventStore(EventStore):
     async def drop_lease(self, scope: str, holder: str) -> None:
         await self._run(self._writer, self._wconn.execute,
                         "DELETE FROM leases WHERE scope = ? AND holder = ?", (scope, holder))
+
+    async def drop_ended_leases(self, now_us: int) -> None:
+        await self._run(self._writer, self._wconn.execute,
+                        "DELETE FROM leases WHERE until_us <= ?", (now_us,))
 
     async def count_leases(self, scope: str, now_us: int) -> int:
         return await self._read(lambda: self._rconn.execute(

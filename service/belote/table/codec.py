@@ -7,7 +7,7 @@ import functools
 from belote.rules import announcements as ann
 from belote.rules.actions import Bid, Declare, Play
 from belote.rules.auction import PASS
-from belote.rules.scoring import DealScore
+from belote.rules.result import DealResult
 from belote.v1 import cards_pb2 as cpb
 from belote.v1 import events_pb2 as epb
 
@@ -98,7 +98,9 @@ def action_to_pb(action) -> cpb.Action:
     msg = cpb.Announcement(kind=_KIND_TO_PB[action.kind])
     if action.suit >= 0:
         msg.suit = action.suit + 1
-    if action.rank >= 0:
+    if action.rank >= 0 and action.kind == ann.QUINTE_FLUSH:
+        msg.top = action.rank + 1
+    elif action.rank >= 0:
         msg.rank = action.rank + 1
     return cpb.Action(announce=msg)
 
@@ -123,8 +125,16 @@ def action_from_pb(action: cpb.Action):
             raise BadMessage("action.announce.suit", f"action.announce.suit: a {kind} needs its suit")
         if kind == ann.CARRE and rank < 0:
             raise BadMessage("action.announce.rank", "action.announce.rank: a carré needs its rank")
-        return Declare(kind, suit if kind != ann.CARRE else -1, rank if kind == ann.CARRE else -1)
+        return declaration(kind, a)
     raise BadMessage("action", "action: set one of bid, announce or card")
+
+
+def declaration(kind: str, a: cpb.Announcement) -> Declare:
+    """The Declare an Announcement names: the suit, and the rank of a carré or a quinte's top."""
+    if kind == ann.CARRE:
+        return Declare(kind, -1, a.rank - 1)
+    top = a.top - 1 if kind == ann.QUINTE_FLUSH and a.top else -1
+    return Declare(kind, a.suit - 1 if a.suit else -1, top)
 
 
 _OUTCOME_TO_PB = {
@@ -134,7 +144,8 @@ _OUTCOME_TO_PB = {
 }
 
 
-def deal_scored_to_pb(score: DealScore, deal_number: int, totals) -> epb.DealScored:
+def deal_scored_to_pb(result: DealResult, deal_number: int, totals) -> epb.DealScored:
+    score = result.as_deal_score()
     return epb.DealScored(
         deal_number=deal_number, taker=score.taker, contract=contract_to_pb(score.contract),
         outcome=_OUTCOME_TO_PB[score.outcome], trick_points=score.trick_points, belote=score.belote,

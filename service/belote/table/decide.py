@@ -20,7 +20,8 @@ from belote.rules.game import (
     GameOver,
     TrickWon,
 )
-from belote.rules.scoring import DealScore
+from belote.rules.chips import share_pot
+from belote.rules.result import DealResult
 from belote.v1 import events_pb2 as epb
 
 from .codec import (
@@ -252,27 +253,13 @@ def _new_game(state: TableState, first_dealer: int, next_deal: NextDeal) -> list
     return [_ev(game_started=started)] + _deal(game, next_deal)
 
 
-def share_pot(stake: int, paying_seats, winning_team: int) -> list[int]:
-    """SPEC §10: the pot goes to the paying seats of the winning team in equal shares, the
-    remainder to the lowest of them; if none of them paid, every stake goes back. Per seat."""
-    payouts = [0, 0, 0, 0]
-    winners = [s for s in paying_seats if s % 2 == winning_team]
-    if not winners:
-        for s in paying_seats:
-            payouts[s] = stake
-        return payouts
-    share, remainder = divmod(stake * len(paying_seats), len(winners))
-    for s in winners:
-        payouts[s] = share
-    payouts[min(winners)] += remainder
-    return payouts
-
-
 def _chat(state: TableState, command: PostChat) -> list[epb.TableEvent]:
     if state.closed:
         raise Refused("TABLE_CLOSED", "this table is closed")
     chat = epb.ChatPosted(seat=command.seat, display_name=command.display_name, text=command.text)
-    if state.chats_of(chat_author(chat), command.now_us) >= CHAT_BURST:
+    # A seat's rate is the log's; a spectator's is its caller's (the app's), never its name's:
+    # anyone may give a name, and would hold back who else gives it.
+    if chat.seat >= 0 and state.chats_of(chat_author(chat), command.now_us) >= CHAT_BURST:
         raise Refused("CHAT_TOO_FAST", f"at most {CHAT_BURST} messages per {CHAT_WINDOW_S} seconds")
     return [_ev(chat_posted=chat)]
 
@@ -367,7 +354,7 @@ def outcome_events(game, outcomes, deal_started: epb.DealStarted | None,
                      for s, a in o.by_seat]
             events.append(_ev(announcements_revealed=epb.AnnouncementsRevealed(
                 announcements=shown, scoring_team=o.scoring_team)))
-        elif isinstance(o, DealScore):
+        elif isinstance(o, DealResult):
             events.append(_ev(deal_scored=deal_scored_to_pb(o, game.deal_number, game.totals)))
             events.append(_reveal(deal_started, game.deck))
             if game.phase == "dealing":

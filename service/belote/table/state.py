@@ -8,17 +8,30 @@ the log for readers and are recomputed here, not trusted.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from belote.rules import Game, rules_from_strings
-from belote.rules.actions import Bid, Declare, Play
-from belote.rules.announcements import CARRE
+from belote.rules.actions import Bid, Play
 from belote.rules.options import Rules
 from belote.v1 import events_pb2 as epb
 
-from .codec import _KIND_FROM_PB, card_from_pb
+from .codec import _KIND_FROM_PB, card_from_pb, declaration
 
-EMPTY, HUMAN, BOT = "empty", "human", "bot"
-WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
+
+class Occupant(StrEnum):
+    EMPTY = "empty"
+    HUMAN = "human"
+    BOT = "bot"
+
+
+class Status(StrEnum):
+    WAITING = "waiting"
+    PLAYING = "playing"
+    FINISHED = "finished"
+
+
+EMPTY, HUMAN, BOT = Occupant.EMPTY, Occupant.HUMAN, Occupant.BOT
+WAITING, PLAYING, FINISHED = Status.WAITING, Status.PLAYING, Status.FINISHED
 
 REMATCH_VOTE_S = 120          # SPEC §10: every human may vote for a rematch during 2 minutes
 CHAT_BURST, CHAT_WINDOW_S = 5, 10      # at most 5 chat messages per 10 s per author
@@ -210,10 +223,7 @@ def _bid(state: TableState, e: epb.BidMade) -> None:
 
 
 def _declared(state: TableState, e: epb.AnnouncementDeclared) -> None:
-    a = e.announcement
-    kind = _KIND_FROM_PB[a.kind]
-    state.game.apply(e.seat, Declare(kind, a.suit - 1 if kind != CARRE and a.suit else -1,
-                                     a.rank - 1 if kind == CARRE else -1))
+    state.game.apply(e.seat, declaration(_KIND_FROM_PB[e.announcement.kind], e.announcement))
 
 
 def _card(state: TableState, e: epb.CardPlayed) -> None:

@@ -14,6 +14,7 @@ from belote.rules.announcements import Announcement
 from belote.rules.cards import cards_of
 from belote.rules.game import (
     AUCTION,
+    CHOOSING_TRUMP,
     OVER,
     PLAYING,
     complete_hands,
@@ -101,12 +102,16 @@ class Redactor:
         if self.viewer >= 0:
             body.hand.extend(cards_to_pb(self._hand_now(body.taker)))
 
+    def _chat_posted(self, body: epb.ChatPosted) -> None:
+        body.spectator = body.seat < 0
+
 
 _HIDES = {
     "table_created": Redactor._table_created,
     "seat_joined": Redactor._seat_joined,
     "deal_started": Redactor._deal_started,
     "contract_settled": Redactor._contract_settled,
+    "chat_posted": Redactor._chat_posted,
 }
 
 _STATUS = {WAITING: tpb.WAITING_FOR_PLAYERS, TABLE_PLAYING: tpb.PLAYING, FINISHED: tpb.FINISHED}
@@ -149,7 +154,7 @@ def _game_view(state: TableState, viewer: int) -> tpb.GameView:
                         winning_team=state.winning_team)
     to_act = state.to_act()
     view.to_act = -1 if to_act is None else to_act
-    if game.phase == AUCTION:
+    if game.phase in (AUCTION, CHOOSING_TRUMP):
         view.phase = tpb.AUCTION
     elif game.phase == PLAYING:
         view.phase = tpb.CARD_PLAY
@@ -157,7 +162,7 @@ def _game_view(state: TableState, viewer: int) -> tpb.GameView:
         view.phase = tpb.GAME_OVER
     else:
         view.phase = tpb.DEAL_OVER
-    if state.deal_started is not None and game.phase in (AUCTION, PLAYING):
+    if state.deal_started is not None and game.phase in (AUCTION, CHOOSING_TRUMP, PLAYING):
         view.deck_commitment = state.deal_started.deck_commitment
         if game.turned_card >= 0:
             view.turned_card.CopyFrom(card_to_pb(game.turned_card))

@@ -1,0 +1,112 @@
+"""Bots whose turn it is on a table nothing moves: the replica that appended the move before
+died, or its bots gave up in a store outage. The replica that holds the ``due-bots`` lease in
+the store (one at a time; another takes it over within LEASE_S of its death) looks every
+PERIOD_S at the versions of the tables in play in the store's index: a table whose version has
+not moved for STALL_S is loaded and, if a bot is to act, its bots play here. A table found
+waiting for a human is not loaded again until its version moves. A look that takes long (many
+tables in play) is made less often, so that looking takes at most BUSY_SHARE of the time.
+
+Two replicas playing the same bot move cannot both append it (the append's expected version
+and its request id ``bot-<sequence>``), so a table kicked here while its own replica still plays
+loses nothing: the lease only keeps the replicas from all doing the same sweep.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import structlog
+
+from belote.store import StoreError
+
+from . import errors as err
+
+LEASE = "due-bots"
+PERIOD_S = 0.25
+BUSY_SHARE = 0.1        # with many tables a look takes long: then look less often than PERIOD_S
+STALL_S = 0.5
+LEASE_S = 1.0
+BACKOFF_MAX_S = 30.0    # a table whose due bot still does not move is looked at this seldom
+
+log = structlog.get_logger("belote.due_bots")
+
+
+def _us(seconds: float) -> int:
+    return int(seconds * 1_000_000)
+
+
+@dataclass
+class _Seen:
+    version: int
+    look_at_us: int | None        # None: looked at this version, no bot was due
+    backoff_s: float = STALL_S
+
+
+class DueBots:
+    def __init__(self, store, clock: Callable[[], int], status: str, *, period_s: float = PERIOD_S,
+                 stall_s: float = STALL_S, lease_s: float = LEASE_S):
+        self.store, self.clock, self.status = store, clock, status
+        self.period_s, self.stall_s, self.lease_s = period_s, stall_s, lease_s
+        self.holder = uuid.uuid4().hex          # this process, as the lease's holder
+        self._seen: dict[str, _Seen] = {}       # empty while another process holds the lease
+        self.looked_at = 0                      # tables loaded by the sweep (for tests, benches)
+        self._interval_s = period_s             # between two looks (longer with many tables)
+
+    async def stalled(self) -> list[str]:
+        """The tables to look at now; none unless this process holds (or now takes) the lease.
+        Right after taking it, every table in play is one: the last holder may have died."""
+        now = self.clock()
+        until = now + _us(max(self.lease_s, 2 * self._interval_s))    # held until the next look
+        if not await self.store.take_lease(LEASE, self.holder, 1, now, until):
+            self._seen.clear()
+            return []
+        first = not self._seen
+        seen, stalled = {}, []
+        for table_id, _entry, version in await self.store.list_index(status=self.status, limit=10**7):
+            old = self._seen.get(table_id)
+            if old is None or old.version != version:
+                old = _Seen(version, now if first else now + _us(self.stall_s))
+            seen[table_id] = old
+            if old.look_at_us is not None and now >= old.look_at_us:
+                stalled.append(table_id)
+        self._seen = seen
+        return stalled
+
+    def looked(self, table_id: str, version: int, bot_due: bool) -> None:
+        """What a look at a stalled table found: a bot due (kicked: look again later, less and
+        less often while it stays stuck at this version) or not (not until the version moves)."""
+        seen = self._seen.get(table_id)
+        if seen is None or seen.version != version:
+            return
+        if not bot_due:
+            seen.look_at_us = None
+        else:
+            seen.look_at_us = self.clock() + _us(seen.backoff_s)
+            seen.backoff_s = min(seen.backoff_s * 2, BACKOFF_MAX_S)
+
+    async def run(self, load: Callable[[str], Awaitable], kick_if_due: Callable[[object], bool],
+                  closing: asyncio.Event) -> None:
+        """Until ``closing``: every period, kick the bots of the stalled tables (``load`` a
+        table's state; ``kick_if_due(state)`` plays its bots if one is to act, and says so)."""
+        failing = False
+        while not closing.is_set():
+            started = time.perf_counter()
+            listed_s = 0.0          # the look at the index (the loads of stalled tables aside)
+            try:
+                stalled = await self.stalled()
+                listed_s = time.perf_counter() - started
+                for table_id in stalled:
+                    state = await load(table_id)
+                    self.looked_at += 1
+                    self.looked(table_id, state.version, kick_if_due(state))
+                failing = False
+            except (StoreError, err.AppError) as e:
+                if not failing:        # once per outage, not every period
+                    log.warning("due bots not looked at", error=str(e))
+                failing = True
+            self._interval_s = max(self.period_s, listed_s / BUSY_SHARE)
+            await asyncio.sleep(self._interval_s)
