@@ -64,7 +64,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                  tables_per_minute=args.tables_per_minute,
                                  metrics_listen=args.metrics_listen or None,
                                  web_listen=args.web_listen or None,
-                                 web_origins=tuple(o for o in args.web_origins.split(",") if o)))
+                                 web_origins=tuple(o for o in args.web_origins.split(",") if o),
+                                 quick_play_wait=args.quick_play_wait))
     except (BindError, StoreError, KeyError_, SecretFileError) as exc:
         print(f"belote serve: {exc}", file=sys.stderr)
         return 2
@@ -288,6 +289,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="comma-separated origins whose pages may call the web port "
                             "(CORS), or * for any (env BELOTE_WEB_ORIGINS; default: none, only "
                             "the page the web port serves itself)")
+    serve.add_argument("--quick-play-wait", type=float,
+                       default=float(_env("BELOTE_QUICK_PLAY_WAIT", "20")),
+                       help="seconds a table QuickPlay opened waits for players before bots fill "
+                            "its empty seats (env BELOTE_QUICK_PLAY_WAIT; default 20)")
     serve.add_argument("--grace", type=float, default=float(_env("BELOTE_GRACE", "5")),
                        help="seconds in-flight calls get to finish on SIGTERM (env BELOTE_GRACE; "
                             "default 5)")

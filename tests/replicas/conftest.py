@@ -76,8 +76,9 @@ def database():
 class Replica:
     """One `belote serve` process; stdout/stderr go to files (a pipe could fill and block)."""
 
-    def __init__(self, workdir: Path, store_url: str, name: str):
+    def __init__(self, workdir: Path, store_url: str, name: str, extra_args: tuple[str, ...] = ()):
         self.workdir = workdir
+        self.extra_args = extra_args
         self.store_url = store_url
         self.name = name
         self.proc: subprocess.Popen | None = None
@@ -95,7 +96,8 @@ class Replica:
         with open(out, "wb") as o, open(err, "wb") as e:
             self.proc = subprocess.Popen(
                 [*BELOTE, "--log-level", "info", "serve", "--listen", "127.0.0.1:0",
-                 "--store", self.store_url, "--grace", "2", "--tables-per-minute", "0"],
+                 "--store", self.store_url, "--grace", "2", "--tables-per-minute", "0",
+                 *self.extra_args],
                 stdout=o, stderr=e, stdin=subprocess.DEVNULL, cwd=self.workdir, env=env)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -130,8 +132,9 @@ def replicas(tmp_path, database):
     ``store_url``: another way to it (e.g. through a proxy)."""
     made: list[Replica] = []
 
-    def start(n: int, store_url: str | None = None) -> list[Replica]:
-        new = [Replica(tmp_path, store_url or database, f"replica{len(made) + i}") for i in range(n)]
+    def start(n: int, store_url: str | None = None, extra_args: tuple[str, ...] = ()) -> list[Replica]:
+        new = [Replica(tmp_path, store_url or database, f"replica{len(made) + i}", extra_args)
+               for i in range(n)]
         made.extend(new)
         from concurrent.futures import ThreadPoolExecutor
         with ThreadPoolExecutor(n) as pool:

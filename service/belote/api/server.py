@@ -202,7 +202,8 @@ async def serve(listen: str, store_url: str, reviewer_token: str | None = None, 
                 disconnect_grace: float = 60.0, tables_per_minute: int | None = None,
                 key_file: str | None = None,
                 grace: float = 5.0, metrics_listen: str | None = None,
-                web_listen: str | None = None, web_origins: tuple[str, ...] = ()) -> int:
+                web_listen: str | None = None, web_origins: tuple[str, ...] = (),
+                quick_play_wait: float | None = None) -> int:
     """``belote serve``: run until SIGTERM or SIGINT, then stop gracefully. Returns the exit code."""
     from belote.app.export_signing import key_text, public_key
     from belote.app.server_key import load_server_key
@@ -213,6 +214,10 @@ async def serve(listen: str, store_url: str, reviewer_token: str | None = None, 
     app = await TableApp.open(store_url, reviewer_token=reviewer_token,
                               disconnect_grace_s=disconnect_grace,
                               tables_per_minute=tables_per_minute, server_key=server_key)
+    if quick_play_wait is not None:
+        from belote.app.quickplay import quick_play_of
+
+        quick_play_of(app, quick_play_wait)
     try:
         running = await start(listen, app, web_listen=web_listen, web_origins=web_origins,
                               grace=grace)

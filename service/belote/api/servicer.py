@@ -155,6 +155,12 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         return await _unary(context, "GetLeaderboard",
                             lambda _: self._app.get_leaderboard(request, player_token(context)))
 
+    async def QuickPlay(self, request, context):
+        from belote.app.quickplay import quick_play_of
+
+        return await _unary(context, "QuickPlay", lambda t: quick_play_of(self._app).quick_play(
+            request, player_token(context), peer=peer_host(context), caller=caller_of(context, t)))
+
     async def WatchTable(self, request, context):
         await _write_stream(context, "WatchTable",
                             lambda t: self._app.watch_table(request, t, peer=peer_host(context)),
