@@ -205,6 +205,29 @@ def test_two_browser_contexts_play_at_one_table(server, browser):
         guest_context.close()
 
 
+def test_quick_play_seats_two_pages_together(server, browser):
+    require_browser()
+    contexts = [browser.new_context(), browser.new_context()]
+    try:
+        pages = [c.new_page() for c in contexts]
+        for page, name in zip(pages, ("Ada", "Bob")):
+            page.goto(server.web_url + "/")
+            page.fill("#create-name", name)
+            page.select_option("#quick-preset", "modern")
+            page.click("#quick-play")
+            page.wait_for_selector("#table[data-version]")
+        tables = {table_id(p) for p in pages}
+        assert len(tables) == 1
+        assert [p.get_attribute("#table", "data-your-seat") for p in pages] == ["0", "1"]
+        pages[0].wait_for_function(
+            "() => document.querySelector('.seat[data-seat=\"1\"]').textContent.includes('Bob')")
+        assert "opponent" in pages[0].inner_text('.seat[data-seat="1"]')
+        assert "modern" in pages[0].inner_text("#table h2")
+    finally:
+        for context in contexts:
+            context.close()
+
+
 def test_the_page_is_built(server):
     """`make install` built the page that the server serves at /."""
     require_browser()

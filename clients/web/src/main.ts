@@ -105,6 +105,20 @@ function showLobby(): void {
       Number(level.value) as BotLevel, priv.checked, password.value);
   });
 
+  const quickPreset = el("select", { id: "quick-preset" },
+    ...presets.map((p) => el("option", { value: p }, p)));
+  const quick = el("form", { id: "quick-form", class: "panel" },
+    el("h2", {}, "Quick play"),
+    el("p", {}, "A seat at the open table of these rules with the most players waiting, or a new one: "
+      + "bots take the seats still empty after a short wait."),
+    el("label", {}, "Rules ", quickPreset),
+    el("button", { id: "quick-play", type: "submit" }, "Play now"));
+  quick.addEventListener("submit", (event) => {
+    event.preventDefault();
+    localStorage.setItem("belote.name", name.value.trim());
+    void quickPlay(name.value.trim(), quickPreset.value);
+  });
+
   const list = el("ul", { id: "tables", "aria-live": "polite" });
   const byId = el("form", { id: "open-form", class: "panel" }, el("h2", {}, "A table by its id"),
     el("label", {}, "Table id ", el("input", { id: "open-id", required: "" })),
@@ -114,7 +128,7 @@ function showLobby(): void {
     const id = (document.getElementById("open-id") as HTMLInputElement).value.trim();
     if (id) location.hash = `#/table/${encodeURIComponent(id)}`;
   });
-  app.replaceChildren(el("section", { id: "lobby" }, form,
+  app.replaceChildren(el("section", { id: "lobby" }, quick, form,
     el("section", { class: "panel" }, el("h2", {}, "Open tables"), list), byId));
 
   let stopped = false;
@@ -131,6 +145,19 @@ function showLobby(): void {
   };
   let timer = window.setTimeout(refresh, 0);
   leaveView = () => { stopped = true; clearTimeout(timer); };
+}
+
+async function quickPlay(name: string, preset: string): Promise<void> {
+  try {
+    const joined = await call(() => client.quickPlay({ preset, displayName: name || "player",
+      requestId: requestId() }));
+    const tableId = joined.table?.tableId ?? "";
+    keep(memoryKey(tableId), { token: joined.seatToken, seat: joined.seat });
+    say("");
+    location.hash = `#/table/${encodeURIComponent(tableId)}`;
+  } catch (err) {
+    fail(err);
+  }
 }
 
 function tableRow(t: TableSummary): HTMLElement {
