@@ -7,7 +7,6 @@ import json
 import os
 import random
 import shutil
-import struct
 import time
 from pathlib import Path
 
@@ -114,14 +113,3 @@ def play_until(page, rng: random.Random, done, limit: int = 400) -> None:
         if not play_one(page, rng):
             return
     raise AssertionError("the game did not get there")
-
-
-# What the network carried ----------------------------------------------------------------------
-def envelopes(body: bytes) -> list[tuple[int, bytes]]:
-    """A Connect streaming body: (flags, message) per envelope."""
-    found = []
-    while body:
-        flags, size = struct.unpack(">BI", body[:5])
-        found.append((flags, body[5:5 + size]))
-        body = body[5 + size:]
-    return found

@@ -10,11 +10,12 @@ import grpc
 from belote.v1 import cards_pb2, events_pb2
 from belote.v1 import table_service_pb2 as pb
 from belote.v1 import table_service_pb2_grpc
-from browser import (BUILT, create_with_bots, envelopes, hand, play_one, play_until, remembered,
+from browser import (BUILT, create_with_bots, hand, play_one, play_until, remembered,
                      require_browser, table_id, version)
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from players import PUBLIC_CARDS, bearer, cards_in, check_stream, rid
+from web_helpers import envelopes
 
 RANKS = {"7": cards_pb2.SEVEN, "8": cards_pb2.EIGHT, "9": cards_pb2.NINE, "10": cards_pb2.TEN,
          "J": cards_pb2.JACK, "Q": cards_pb2.QUEEN, "K": cards_pb2.KING, "A": cards_pb2.ACE}

@@ -18,7 +18,7 @@ from google.protobuf import json_format, message_factory
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 from players import bearer, check_stream, new_table, rid, watch
-from web_helpers import PATH, SERVICE, ConnectFailure
+from web_helpers import PATH, SERVICE, ConnectFailure, envelopes
 
 UNARY = [m.name for m in SERVICE.methods if not m.server_streaming]
 # The Connect protocol's HTTP status for each code (connectrpc.com/docs/protocol).
@@ -179,7 +179,7 @@ async def test_binary_connect_and_grpc_web_answer_alike(stub, web):
                                          {"Content-Type": "application/grpc-web+proto",
                                           "X-Grpc-Web": "1"})
     assert status == 200 and headers["content-type"].startswith("application/grpc-web")
-    frames = _frames(raw)
+    frames = envelopes(raw)
     assert [flags for flags, _ in frames] == [0, 0x80]
     assert pb.Table.FromString(frames[0][1]) == expected
     assert b"grpc-status: 0" in frames[1][1].lower() or b"grpc-status:0" in frames[1][1].lower()
@@ -189,21 +189,12 @@ async def test_binary_connect_and_grpc_web_answer_alike(stub, web):
     status, headers, raw = await web.raw("POST", PATH + "GetTable",
                                          struct.pack(">BI", 0, len(missing)) + missing,
                                          {"Content-Type": "application/grpc-web+proto"})
-    trailers = headers if "grpc-status" in headers else _trailers(_frames(raw)[-1][1])
+    trailers = headers if "grpc-status" in headers else _trailers(envelopes(raw)[-1][1])
     assert trailers["grpc-status"] == str(grpc.StatusCode.NOT_FOUND.value[0])
     details = status_pb2.Status.FromString(base64.b64decode(
         trailers["grpc-status-details-bin"] + "=" * (-len(trailers["grpc-status-details-bin"]) % 4)))
     info = error_details_pb2.ErrorInfo()
     assert details.details[0].Unpack(info) and info.reason == "TABLE_NOT_FOUND"
-
-
-def _frames(raw: bytes) -> list[tuple[int, bytes]]:
-    frames = []
-    while raw:
-        flags, size = struct.unpack(">BI", raw[:5])
-        frames.append((flags, raw[5:5 + size]))
-        raw = raw[5 + size:]
-    return frames
 
 
 def _trailers(block: bytes) -> dict[str, str]:
@@ -218,13 +209,13 @@ async def test_watch_table_streams_over_http11_with_each_viewers_redaction(stub,
     request = pb.WatchTableRequest(table_id=table.table_id, from_sequence=1)
     for seat in (None, 0, 2):
         token = table.tokens[seat] if seat is not None else None
-        events, envelopes = await web.watch(request, token, count=count)
+        events, messages = await web.watch(request, token, count=count)
         assert events == await watch(stub, table.table_id, token, count=count), seat
         check_stream(events, seat)
         hands = [e.deal_started.hand for e in events if e.HasField("deal_started")]
         if seat is None:
             assert all(len(h) == 0 for h in hands)
-            assert not any(b'"hand"' in e for e in envelopes), "a spectator got a hand"
+            assert not any(b'"hand"' in m for m in messages), "a spectator got a hand"
         else:
             assert hands and all(len(h) == 5 for h in hands)
 

@@ -45,6 +45,16 @@ class ConnectFailure(Exception):
         return cls(http_status, body.get("code", ""), body.get("message", ""), reason)
 
 
+def envelopes(body: bytes) -> list[tuple[int, bytes]]:
+    """A Connect streaming or gRPC-Web body: (flags, message) per envelope."""
+    found = []
+    while body:
+        flags, size = struct.unpack(">BI", body[:5])
+        found.append((flags, body[5:5 + size]))
+        body = body[5 + size:]
+    return found
+
+
 def headers_for(token: str | None, extra: dict | None = None) -> dict:
     headers = dict(extra or {})
     if token:
