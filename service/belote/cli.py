@@ -55,6 +55,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from belote.app.server_key import KeyError_
     from belote.store import StoreError
 
+    if args.spectators_per_caller < 1:
+        print("belote serve: --spectators-per-caller: 1 or more", file=sys.stderr)
+        return 2
     if args.tables_per_minute < 0:
         print("belote serve: --tables-per-minute: 0 (no quota) or more", file=sys.stderr)
         return 2
@@ -62,6 +65,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return asyncio.run(serve(args.listen, args.store, reviewer_token(args), grace=args.grace,
                                  disconnect_grace=args.disconnect_grace, key_file=args.key_file,
                                  tables_per_minute=args.tables_per_minute,
+                                 spectators_per_caller=args.spectators_per_caller,
                                  metrics_listen=args.metrics_listen or None,
                                  web_listen=args.web_listen or None,
                                  web_origins=tuple(o for o in args.web_origins.split(",") if o),
@@ -305,6 +309,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="CreateTable calls one caller (a guest's address, or a registered "
                             "player) may make per minute, 0 for no quota (env "
                             "BELOTE_TABLES_PER_MINUTE; default 30)")
+    serve.add_argument("--spectators-per-caller", type=int,
+                       default=int(_env("BELOTE_SPECTATORS_PER_CALLER", "10")),
+                       help="spectator streams of one table that one caller (an address, with "
+                            "the token it shows) may hold open, of the table's 50 (env "
+                            "BELOTE_SPECTATORS_PER_CALLER; default 10)")
     serve.set_defaults(run=cmd_serve)
 
     demo = commands.add_parser("demo", help="play a game of four bots and print its score")

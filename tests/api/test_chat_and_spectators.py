@@ -5,6 +5,7 @@ limits counted alike by two replicas on one store."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import grpc
 import pytest
@@ -12,6 +13,7 @@ from belote.app.limits import Spectators
 from belote.store import SqliteEventStore
 from belote.v1 import table_service_pb2 as pb
 from embedded import embedded_server
+from peers import caller_from
 from players import Table, bearer, check_game_end, check_stream, new_table, rid, rpc_error, watch
 from test_errors import field_of, reason_of, refused
 
@@ -63,36 +65,47 @@ async def _first_event(call) -> None:
         return
 
 
-async def test_fifty_spectators_per_table_and_not_one_more(stub):
+async def test_fifty_spectators_per_table_ten_per_caller_and_not_one_more(server, stub):
     table = await new_table(stub, "classic", humans=(0, 1))
-    calls = [stub.WatchTable(pb.WatchTableRequest(table_id=table.table_id)) for _ in range(50)]
-    try:
-        await asyncio.gather(*(_first_event(c) for c in calls))     # each one is open
-        late = stub.WatchTable(pb.WatchTableRequest(table_id=table.table_id))
-        err = await rpc_error(_first_event(late))
-        assert (err.code(), reason_of(err)) == (C.RESOURCE_EXHAUSTED, "TOO_MANY_SPECTATORS")
-        # Seats are not spectators; another table has its own 50.
-        await watch(stub, table.table_id, table.tokens[0], count=1)
-        other = await new_table(stub, "classic", humans=(0, 1))
-        await watch(stub, other.table_id, count=1)
-        # One spectator leaves: one may come in.
-        calls.pop().cancel()
 
-        async def one_more():
-            try:
-                await watch(stub, table.table_id, count=1)
-                return True
-            except grpc.aio.AioRpcError:
-                await asyncio.sleep(0.05)
-                return False
-        for _ in range(100):
-            if await one_more():
-                break
-        else:
-            raise AssertionError("a place freed by a spectator was not given to another")
-    finally:
-        for c in calls:
-            c.cancel()
+    def spectate(on):
+        return on.WatchTable(pb.WatchTableRequest(table_id=table.table_id))
+
+    async with contextlib.AsyncExitStack() as hosts:
+        # Five callers (the test's own address and four others) of ten streams each.
+        stubs = [stub, *[await hosts.enter_async_context(caller_from(f"127.0.0.{n}", server.address))
+                         for n in range(2, 6)]]
+        calls = [spectate(on) for on in stubs for _ in range(10)]
+        try:
+            await asyncio.gather(*(_first_event(c) for c in calls))     # each one is open
+            err = await rpc_error(_first_event(spectate(stubs[1])))      # an 11th of one caller
+            assert (err.code(), reason_of(err)) == (C.RESOURCE_EXHAUSTED,
+                                                    "TOO_MANY_SPECTATOR_STREAMS")
+            late = await hosts.enter_async_context(caller_from("127.0.0.6", server.address))
+            err = await rpc_error(_first_event(spectate(late)))          # a 51st of the table
+            assert (err.code(), reason_of(err)) == (C.RESOURCE_EXHAUSTED, "TOO_MANY_SPECTATORS")
+            # Seats are not spectators; another table has its own 50.
+            await watch(stub, table.table_id, table.tokens[0], count=1)
+            other = await new_table(stub, "classic", humans=(0, 1))
+            await watch(stub, other.table_id, count=1)
+            # One spectator leaves: the caller that was refused may come in.
+            calls.pop().cancel()
+
+            async def one_more():
+                try:
+                    await watch(late, table.table_id, count=1)
+                    return True
+                except grpc.aio.AioRpcError:
+                    await asyncio.sleep(0.05)
+                    return False
+            for _ in range(100):
+                if await one_more():
+                    break
+            else:
+                raise AssertionError("a place freed by a spectator was not given to another")
+        finally:
+            for c in calls:
+                c.cancel()
 
 
 async def test_a_private_table_shows_itself_to_spectators_with_its_password(stub):
@@ -143,7 +156,9 @@ async def test_wrong_passwords_are_limited_per_table(stub):
 
 
 async def test_two_replicas_share_a_table_s_fifty_spectator_places(tmp_path):
-    async with embedded_server(tmp_path) as (_, one), embedded_server(tmp_path) as (_, two):
+    # One caller here (the test's address) may hold every place: the table's 50 are the point.
+    async with embedded_server(tmp_path, spectators_per_caller=100) as (_, one), \
+            embedded_server(tmp_path, spectators_per_caller=100) as (_, two):
         table = await new_table(one, "classic", humans=(0, 1))
         calls = [stub.WatchTable(pb.WatchTableRequest(table_id=table.table_id))
                  for stub in (one, two) for _ in range(25)]
@@ -186,15 +201,35 @@ async def test_the_places_of_a_replica_that_died_run_out(tmp_path):
     try:
         alive = Spectators(store, lambda: now[0], limit=2, lease_s=30)
         dead = Spectators(store, lambda: now[0], limit=2, lease_s=30)
-        assert await dead.enter("t") and await dead.enter("t")   # then it dies: never renews
-        assert await alive.enter("t") is None
+        assert await dead.enter("t", "a") and await dead.enter("t", "b")   # then it dies
+        assert await alive.enter("t", "c") == Spectators.FULL
         now[0] += 30_000_000                                     # its places ran out
-        first = await alive.enter("t")
-        assert first and await alive.enter("t")
-        assert await dead.enter("t") is None
-        await alive.leave("t", first)
-        assert await dead.enter("t")
+        first = await alive.enter("t", "c")
+        assert first != Spectators.FULL and await alive.enter("t", "d") != Spectators.FULL
+        assert await dead.enter("t", "a") == Spectators.FULL
+        await alive.leave(first)
+        assert await dead.enter("t", "a") != Spectators.FULL
         await alive.close()
         await dead.close()
+    finally:
+        await store.close()
+
+
+async def test_one_caller_takes_its_share_of_the_places_and_no_more(tmp_path):
+    store = SqliteEventStore(str(tmp_path / "belote.db"))
+    try:
+        places = Spectators(store, lambda: 1_000_000_000_000_000, limit=4, per_caller=2)
+        mine = [await places.enter("t", "stranger") for _ in range(2)]
+        assert Spectators.FULL not in mine and Spectators.CALLER_FULL not in mine
+        assert await places.enter("t", "stranger") == Spectators.CALLER_FULL
+        assert await places.enter("other table", "stranger") not in (Spectators.FULL,
+                                                                     Spectators.CALLER_FULL)
+        others = [await places.enter("t", name) for name in ("ana", "bob")]
+        assert Spectators.FULL not in others
+        assert await places.enter("t", "cy") == Spectators.FULL
+        # A caller refused for a full table kept no share of it: once a place frees, it enters.
+        await places.leave(others[0])
+        assert await places.enter("t", "cy") not in (Spectators.FULL, Spectators.CALLER_FULL)
+        await places.close()
     finally:
         await store.close()

@@ -163,6 +163,9 @@ def test_state_dir_follows_xdg_state_home(tmp_path, monkeypatch):
 ])
 def test_resume_errors(tmp_path, monkeypatch, capsys, args, words):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    # main() would point the process's logging at this test's captured stderr, which closes
+    # with the test: every later test's log line would then fail.
+    monkeypatch.setattr("belote.cli.configure_logging", lambda *a, **kw: None)
     assert belote_main(["play", *args]) == 2
     err = capsys.readouterr().err
     assert err.startswith("belote play: ") and words in err

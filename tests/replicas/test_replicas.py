@@ -10,10 +10,12 @@ was legal when it was made (so no move was ever appended twice).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -31,6 +33,9 @@ from clients import Client, Cluster, Player, create_table, rid
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+sys.path.append(str(Path(__file__).resolve().parents[1] / "api"))
+from peers import caller_from  # noqa: E402
 
 pytestmark = pytest.mark.timeout(150)
 
@@ -371,12 +376,16 @@ async def test_two_replicas_count_one_table_s_spectators_and_wrong_passwords_tog
     group = replicas(2)
     cluster = Cluster([r.address for r in group])
     calls = []
+    hosts = contextlib.AsyncExitStack()
     try:
         created = await cluster.stubs[0].CreateTable(pb.CreateTableRequest(
             private=True, password="sesame", request_id=rid()))
         table_id = created.table_id
+        # Five callers of ten streams each (one caller may hold ten), over both replicas.
+        callers = [await hosts.enter_async_context(caller_from(f"127.0.0.{n}", group[n % 2].address))
+                   for n in range(2, 7)]
         calls = [stub.WatchTable(pb.WatchTableRequest(table_id=table_id, password="sesame"))
-                 for stub in cluster.stubs for _ in range(25)]
+                 for stub in callers for _ in range(10)]
         await asyncio.gather(*(_opened(c) for c in calls))
         for stub in cluster.stubs:
             with pytest.raises(grpc.aio.AioRpcError) as full:
@@ -395,4 +404,5 @@ async def test_two_replicas_count_one_table_s_spectators_and_wrong_passwords_tog
     finally:
         for c in calls:
             c.cancel()
+        await hosts.aclose()
         await cluster.close()

@@ -200,6 +200,7 @@ def on_stop_signals(loop: asyncio.AbstractEventLoop, stop: Callable[[], None]) -
 
 async def serve(listen: str, store_url: str, reviewer_token: str | None = None, *,
                 disconnect_grace: float = 60.0, tables_per_minute: int | None = None,
+                spectators_per_caller: int | None = None,
                 key_file: str | None = None,
                 grace: float = 5.0, metrics_listen: str | None = None,
                 web_listen: str | None = None, web_origins: tuple[str, ...] = (),
@@ -213,7 +214,8 @@ async def serve(listen: str, store_url: str, reviewer_token: str | None = None, 
     server_key = load_server_key(key_file, store_url)
     app = await TableApp.open(store_url, reviewer_token=reviewer_token,
                               disconnect_grace_s=disconnect_grace,
-                              tables_per_minute=tables_per_minute, server_key=server_key)
+                              tables_per_minute=tables_per_minute, server_key=server_key,
+                              spectators_per_caller=spectators_per_caller)
     if quick_play_wait is not None:
         from belote.app.quickplay import quick_play_of
 

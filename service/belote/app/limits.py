@@ -25,6 +25,7 @@ from belote.store import StoreError
 WRONG_PASSWORDS, WRONG_PASSWORDS_WINDOW_S = 5, 60.0
 TABLES_PER_MINUTE = 30          # CreateTable, per caller
 MAX_SPECTATORS = 50
+SPECTATORS_PER_CALLER = 10   # of one table: one caller cannot take every place
 SPECTATOR_LEASE_S = 30.0     # an open stream's place; renewed every third of it
 
 log = structlog.get_logger("belote.limits")
@@ -84,30 +85,43 @@ class WrongPasswords(Window):
 
 
 class Spectators:
-    """Open spectator streams, at most ``limit`` per table over every replica. This process
-    renews the places of its own open streams while they stay open."""
+    """Open spectator streams, at most ``limit`` per table and ``per_caller`` of them from one
+    caller, over every replica. This process renews the places of its own open streams while
+    they stay open."""
+
+    FULL, CALLER_FULL = "full", "caller_full"
 
     def __init__(self, store, clock: Callable[[], int], limit: int = MAX_SPECTATORS,
-                 lease_s: float = SPECTATOR_LEASE_S):
+                 lease_s: float = SPECTATOR_LEASE_S, per_caller: int = SPECTATORS_PER_CALLER):
         self.store, self.clock, self.limit, self.lease_s = store, clock, limit, lease_s
+        self.per_caller = per_caller
         self._open: set[tuple[str, str]] = set()          # (scope, holder) of our open streams
+        self._places: dict[str, tuple[str, ...]] = {}     # holder -> the scopes it holds
         self._renewing: asyncio.Task | None = None
 
-    async def enter(self, table_id: str) -> str | None:
-        """A place for one more spectator stream (its holder id), or None if the table is full."""
-        holder, scope, now = uuid.uuid4().hex, f"spectators:{table_id}", self.clock()
-        if not await self.store.take_lease(scope, holder, self.limit, now, now + _us(self.lease_s)):
-            return None
-        self._open.add((scope, holder))
+    async def enter(self, table_id: str, caller: str) -> str:
+        """A place for one more spectator stream of ``caller`` (its holder id), or FULL /
+        CALLER_FULL. The caller's share is taken first, so a full table costs it nothing."""
+        holder, now = uuid.uuid4().hex, self.clock()
+        ends = now + _us(self.lease_s)
+        mine, table = f"spectators:{table_id}:{caller}", f"spectators:{table_id}"
+        if not await self.store.take_lease(mine, holder, self.per_caller, now, ends):
+            return self.CALLER_FULL
+        if not await self.store.take_lease(table, holder, self.limit, now, ends):
+            with contextlib.suppress(StoreError):
+                await self.store.drop_lease(mine, holder)
+            return self.FULL
+        self._places[holder] = (mine, table)
+        self._open.update((scope, holder) for scope in (mine, table))
         if self._renewing is None or self._renewing.done():
             self._renewing = asyncio.get_running_loop().create_task(self._renew_while_open())
         return holder
 
-    async def leave(self, table_id: str, holder: str) -> None:
-        scope = f"spectators:{table_id}"
-        self._open.discard((scope, holder))
-        with contextlib.suppress(StoreError):      # unreachable store: the place runs out
-            await self.store.drop_lease(scope, holder)
+    async def leave(self, holder: str) -> None:
+        for scope in self._places.pop(holder, ()):
+            self._open.discard((scope, holder))
+            with contextlib.suppress(StoreError):      # unreachable store: the place runs out
+                await self.store.drop_lease(scope, holder)
 
     async def _renew_while_open(self) -> None:
         while self._open:

@@ -71,7 +71,14 @@ from .due_bots import DueBots
 from .export_signing import key_response, signed_export
 from .identity import Identity
 from .ledgers import RATING_START, Hold, Ledgers, NotEnoughChips, month_of
-from .limits import TABLES_PER_MINUTE, Spectators, Window, WrongPasswords, caller_key
+from .limits import (
+    SPECTATORS_PER_CALLER,
+    TABLES_PER_MINUTE,
+    Spectators,
+    Window,
+    WrongPasswords,
+    caller_key,
+)
 from .passwords import Passwords
 from .presence import SeatPresence
 from .requests import Caller, RequestKey, RequestKeys, reused
@@ -119,7 +126,8 @@ class TableApp:
     def __init__(self, store, reviewer_token: str | None = None,
                  disconnect_grace_s: float = DISCONNECT_GRACE_S, *, auth_secret: str | None = None,
                  starting_chips: int = STARTING_CHIPS, clock: Callable[[], int] = _now_us,
-                 tables_per_minute: int = TABLES_PER_MINUTE, server_key: bytes | None = None):
+                 tables_per_minute: int = TABLES_PER_MINUTE, server_key: bytes | None = None,
+                 spectators_per_caller: int = SPECTATORS_PER_CALLER):
         self.store = store
         # From outside the store (app/server_key.py); a test's app without one gets its own.
         self.server_key = server_key or secrets.token_bytes(32)
@@ -133,7 +141,7 @@ class TableApp:
         self._tables_created = Window(store, clock, "tables-created", tables_per_minute, 60.0) \
             if tables_per_minute else None
         self._spectator_chats = Window(store, clock, "spectator-chat", CHAT_BURST, CHAT_WINDOW_S)
-        self._spectators = Spectators(store, clock)
+        self._spectators = Spectators(store, clock, per_caller=spectators_per_caller)
         self._seats_present = SeatPresence(store, clock, self._load, self._presence, self._spawn)
         self._background: set[asyncio.Task] = set()
         self._reviewer_hash = _sha256(reviewer_token) if reviewer_token else None
@@ -151,6 +159,7 @@ class TableApp:
     async def open(cls, store_url: str, *, reviewer_token: str | None = None,
                    disconnect_grace_s: float = DISCONNECT_GRACE_S,
                    tables_per_minute: int | None = None,
+                   spectators_per_caller: int | None = None,
                    server_key: bytes | None = None) -> TableApp:
         """Open the store; the player-token key and the starting balance come from the
         environment: BELOTE_AUTH_SECRET (unset: no registered players), BELOTE_STARTING_CHIPS."""
@@ -159,7 +168,8 @@ class TableApp:
                    auth_secret=os.environ.get("BELOTE_AUTH_SECRET"),
                    starting_chips=int(os.environ.get("BELOTE_STARTING_CHIPS") or STARTING_CHIPS),
                    tables_per_minute=TABLES_PER_MINUTE if tables_per_minute is None
-                   else tables_per_minute, server_key=server_key)
+                   else tables_per_minute, server_key=server_key,
+                   spectators_per_caller=spectators_per_caller or SPECTATORS_PER_CALLER)
 
     async def close(self) -> None:
         self.shutdown()
@@ -814,10 +824,16 @@ class TableApp:
         if first > state.version + 1:
             raise err.AppError(err.OUT_OF_RANGE, "SEQUENCE_AHEAD",
                                f"from_sequence {first} is past the table's next event {state.version + 1}")
-        place = await self._spectators.enter(req.table_id) if viewer == SPECTATOR else None
-        if viewer == SPECTATOR and place is None:
-            raise err.AppError(err.RESOURCE_EXHAUSTED, "TOO_MANY_SPECTATORS",
-                               f"this table has {self._spectators.limit} spectators already")
+        place = None
+        if viewer == SPECTATOR:
+            place = await self._spectators.enter(req.table_id, caller_key(peer, token))
+            if place == Spectators.FULL:
+                raise err.AppError(err.RESOURCE_EXHAUSTED, "TOO_MANY_SPECTATORS",
+                                   f"this table has {self._spectators.limit} spectators already")
+            if place == Spectators.CALLER_FULL:
+                raise err.AppError(err.RESOURCE_EXHAUSTED, "TOO_MANY_SPECTATOR_STREAMS",
+                                   f"at most {self._spectators.per_caller} spectator streams of "
+                                   "one table from one caller: close one first")
         redactor = Redactor(viewer)
         seen = 0
         metrics.WATCH_STREAMS.inc()
@@ -840,7 +856,7 @@ class TableApp:
         finally:
             metrics.WATCH_STREAMS.dec()
             if place is not None:
-                self._spawn(self._spectators.leave(req.table_id, place))
+                self._spawn(self._spectators.leave(place))
             if seat_lease is not None:
                 self._seats_present.depart(req.table_id, viewer, seat_lease, closing=self._closing.is_set())
 

@@ -120,7 +120,9 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{tmp}/slow.db"
         await write_log(url, log)
-        proc, address = start_server(url, {"BELOTE_REVIEWER_TOKEN": REVIEWER_TOKEN})
+        proc, address = start_server(url, {"BELOTE_REVIEWER_TOKEN": REVIEWER_TOKEN,
+                                        # every stream here comes from one address
+                                        "BELOTE_SPECTATORS_PER_CALLER": "50"})
         try:
             growth = await measure(address, psutil.Process(proc.pid), len(log))
         finally:
