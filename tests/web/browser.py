@@ -80,10 +80,12 @@ def create_with_bots(page, base_url: str, name: str = "Ada", target: str = "200"
 CHOICES = "#bids button, #announce button, #hand .card.playable"
 
 
-def play_one(page, rng: random.Random, timeout_s: float = 30.0) -> bool:
-    """Wait for a move of this page's seat and make it by a click (a random bid, announcement or
-    playable card); False once the game is over."""
-    page.wait_for_function(MOVE_READY, timeout=timeout_s * 1000)
+def play_one(page, rng: random.Random, timeout_s: float = 30.0, wait: bool = True) -> bool:
+    """Wait for a move of this page's seat (unless not `wait`: a page among others, whose move
+    may come only after theirs) and make it by a click (a random bid, announcement or playable
+    card); False once the game is over."""
+    if wait:
+        page.wait_for_function(MOVE_READY, timeout=timeout_s * 1000)
     if page.query_selector("#final"):
         return False
     before = version(page)

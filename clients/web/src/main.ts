@@ -201,14 +201,19 @@ interface TableScreen {
   shown?: string;
 }
 
+// The table on screen: answers that arrive for one left since (a reload of the view after a
+// seat was taken, say) must not draw over it.
+let current: TableScreen | undefined;
+
 function showTable(tableId: string, watchOnly: boolean): void {
   const key = memoryKey(tableId, watchOnly);
   const memory = remember(key);
   const screen: TableScreen = { tableId, key, memory, refused: new Map(), abort: new AbortController(),
     refreshing: false, again: false };
+  current = screen;
   app.replaceChildren(el("section", { id: "table", "data-table-id": tableId }, "Loading…"));
   const tick = window.setInterval(() => showTimers(screen), 1000);
-  leaveView = () => { screen.abort.abort(); clearInterval(tick); };
+  leaveView = () => { screen.abort.abort(); clearInterval(tick); current = undefined; };
   void refresh(screen).then(() => {
     const from = BigInt(memory.lastSequence ?? "0") + 1n;
     void watchTable(client, tableId, {
@@ -298,6 +303,7 @@ async function refresh(screen: TableScreen): Promise<void> {
 }
 
 function askPassword(screen: TableScreen): void {
+  if (screen !== current) return;
   const input = el("input", { id: "table-password", type: "password" });
   const form = el("form", { class: "panel" }, el("label", {}, "This table is private. Password ", input),
     el("button", { type: "submit" }, "Open"));
@@ -313,7 +319,7 @@ function askPassword(screen: TableScreen): void {
 
 function render(screen: TableScreen): void {
   const view = screen.view;
-  if (!view) return;
+  if (!view || screen !== current) return;
   // Nothing new, nothing redrawn: the focus and a click in progress stay where they are.
   const shown = [view.version, view.rematchVotes.length, view.closed, screen.legal?.version,
     screen.legal?.yourTurn, [...screen.refused.keys()].join(), screen.memory.chat?.length,
