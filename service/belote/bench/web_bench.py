@@ -56,7 +56,8 @@ async def web_act_rpc(web_url: str, tables: int = 100, seconds: float = 10.0) ->
 def start_server(store_url: str) -> tuple[subprocess.Popen, str, str]:
     """``belote serve`` with both ports on free loopback ports: (process, gRPC address, web URL)."""
     env = {**os.environ, "BELOTE_LOG_LEVEL": "warning", "BELOTE_METRICS_LISTEN": "",
-           "BELOTE_WEB_LISTEN": "127.0.0.1:0"}
+           "BELOTE_WEB_LISTEN": "127.0.0.1:0",
+           "BELOTE_TABLES_PER_MINUTE": "0"}      # one client makes every table
     proc = subprocess.Popen([sys.executable, "-m", "belote.cli", "serve", "--listen", "127.0.0.1:0",
                              "--store", store_url], stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env=env, text=True)
