@@ -41,6 +41,8 @@ class Harvest:
     tokens: list[str] = field(default_factory=list)
     request_ids: list[str] = field(default_factory=list)
     strings: list[str] = field(default_factory=list)
+    seats: list[tuple[str, str]] = field(default_factory=list)      # (table id, its seat token)
+    legal: dict[str, list] = field(default_factory=dict)            # table id -> legal actions
 
     def take(self, msg) -> None:
         for desc, value in msg.ListFields():
@@ -176,11 +178,30 @@ class Fuzzer:
         return tuple(entries)
 
     # --------------------------------------------------------------------------- the calls
+    def as_a_seat(self, request) -> tuple | None:
+        """Half the time, a seated player's call: its table, its token and, for Act, one of the
+        actions the server last said were legal there, so the fuzz reaches the game's rules."""
+        h = self.harvest
+        if not h.seats or self.rng.random() < 0.5 or "table_id" not in request.DESCRIPTOR.fields_by_name:
+            return None
+        table_id, token = self.rng.choice(h.seats)
+        request.table_id = table_id
+        if "action" in request.DESCRIPTOR.fields_by_name and h.legal.get(table_id) \
+                and self.rng.random() < 0.8:
+            request.action.CopyFrom(self.rng.choice(h.legal[table_id]))
+            if self.rng.random() < 0.8:       # mostly a well-formed move, to get past the checks
+                request.request_id = str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
+                for name in ("expected_version", "password"):
+                    if name in request.DESCRIPTOR.fields_by_name:
+                        request.ClearField(name)
+        return (("authorization", f"Bearer {token}"),)
+
     async def call(self, name: str, request=None, metadata: tuple | None = None):
         request_cls, stub, streaming = self._calls[name]
         if request is None:
             request = request_cls()
             self.fill(request)
+            metadata = self.as_a_seat(request) if metadata is None else metadata
         metadata = self.metadata() if metadata is None else metadata
         started = time.monotonic()
         answer = None
@@ -197,6 +218,7 @@ class Fuzzer:
             else:
                 answer = await stub(request, metadata=metadata, timeout=self.deadline_s)
                 self.harvest.take(answer)
+                self._remember_seat(name, request, answer)
                 code, detail = grpc.StatusCode.OK, ""
         except grpc.aio.AioRpcError as err:
             code, detail = err.code(), err.details() or ""
@@ -205,6 +227,16 @@ class Fuzzer:
             self.report.slow.append(f"{name} took {took:.1f} s")
         self.report.record(name, code, detail, request)
         return answer
+
+    def _remember_seat(self, name: str, request, answer) -> None:
+        h = self.harvest
+        if name == "JoinTable" and answer.seat_token:
+            h.seats.append((request.table_id, answer.seat_token))
+            del h.seats[:-64]
+        elif name == "GetLegalActions" and answer.actions:
+            h.legal[request.table_id] = list(answer.actions)
+            if len(h.legal) > 256:
+                h.legal.pop(next(iter(h.legal)))
 
     async def set_up_tables(self, count: int) -> None:
         """A few real tables (one human seat, bots on the others) whose ids and tokens the fuzz

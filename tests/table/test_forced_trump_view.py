@@ -9,7 +9,8 @@ from belote.rules import PASS, Bid
 from belote.rules.cards import cards_of
 from belote.table.codec import card_from_pb
 from belote.table.decide import Act
-from belote.table.views import seat_view, table_view
+from belote.table.state import fold
+from belote.table.views import SPECTATOR, Redactor, seat_view, table_view
 from belote.v1 import events_pb2 as epb
 from belote.v1 import table_service_pb2 as tpb
 from table_log import Log
@@ -46,3 +47,31 @@ def test_the_bot_chooses_the_forced_trump_from_its_eight_cards():
     view = seat_view(forced_choice(), 1)
     assert [bots.choose(level, view, 7) for level in (epb.EASY, epb.NORMAL, epb.HARD)] == [
         Bid(HEARTS)] * 3
+
+
+def test_a_seat_s_stream_shows_its_eight_cards_at_the_eighth_pass():
+    """A front-end that follows only WatchTable learns the completed hand with the eighth pass,
+    before the choice, not with ContractSettled after it; a spectator never does."""
+    log = Log("belgian").seat_all()
+    for _ in range(8):
+        log.when(Act(log.state.to_act(), Bid(PASS)))
+    passes = [e for e in log.events if e.WhichOneof("body") == "bid_made"]
+    for seat in range(4):
+        redactor = Redactor(seat)
+        shown = {e.sequence: redactor.see(e) for e in log.events}
+        hands = [sorted(card_from_pb(c) for c in shown[e.sequence].bid_made.hand) for e in passes]
+        assert hands == [[]] * 7 + [EIGHT[seat]]
+    spectator = Redactor(SPECTATOR)
+    assert not any(spectator.see(e).bid_made.hand for e in log.events)
+    # A stream resumed mid-auction counts the passes it did not see.
+    resumed = Redactor(1)
+    resumed.prime(fold("t", log.events[:-1]))
+    assert sorted(card_from_pb(c) for c in resumed.see(log.events[-1]).bid_made.hand) == EIGHT[1]
+
+
+def test_a_redealt_table_shows_no_hand_at_the_eighth_pass():
+    log = Log("classic").seat_all()                   # all_pass=redeal
+    for _ in range(8):
+        log.when(Act(log.state.to_act(), Bid(PASS)))
+    redactor = Redactor(0)
+    assert not any(redactor.see(e).bid_made.hand for e in log.events)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from belote.rules.announcements import Announcement
+from belote.rules.auction import PASS
 from belote.rules.cards import cards_of
 from belote.rules.game import (
     AUCTION,
@@ -46,15 +47,21 @@ class Redactor:
     def __init__(self, viewer: int):
         self.viewer = viewer
         self.bidding = "two_rounds"
+        self.forced_trump = False                     # all_pass=forced_trump
         self._deal: epb.DealStarted | None = None     # the current deal, its deck read when needed
         self.eldest = 0
+        self._passes = 0                              # of this deal's auction, while all are
 
     def prime(self, state: TableState) -> None:
         """Start mid-log: take the rules and the current deal from a folded state."""
         self.bidding = state.rules.bidding
+        self.forced_trump = state.rules.all_pass == "forced_trump"
         if state.deal_started is not None:
             self._deal = state.deal_started
             self.eldest = (state.deal_started.dealer + 1) & 3
+        auction = state.game.auction if state.game is not None else None
+        calls = auction.calls if auction is not None else ()
+        self._passes = len(calls) if all(call == PASS for _seat, call in calls) else -1
 
     def _decoded_deck(self) -> list[int]:
         # Most events hide nothing: the deck is decoded only for the few that show a hand.
@@ -65,9 +72,13 @@ class Redactor:
         kind = event.WhichOneof("body")
         if kind == "table_created":
             self.bidding = event.table_created.options.get("bidding", "two_rounds")
+            self.forced_trump = event.table_created.options.get("all_pass") == "forced_trump"
         elif kind == "deal_started":
             self._deal = event.deal_started
             self.eldest = (event.deal_started.dealer + 1) & 3
+            self._passes = 0
+        elif kind == "bid_made":
+            self._passes = self._passes + 1 if event.bid_made.bid.is_pass and self._passes >= 0 else -1
         if self.viewer == REVIEWER or kind not in _HIDES:
             return event
         shown = epb.TableEvent()
@@ -98,6 +109,12 @@ class Redactor:
         if self.viewer >= 0:
             body.hand.extend(cards_to_pb(self._hand_now(None)))
 
+    def _bid_made(self, body: epb.BidMade) -> None:
+        # SPEC §2 forced_trump: at the eighth pass every hand is completed, the eldest's with the
+        # turned card, and the eldest then chooses holding its 8.
+        if self.viewer >= 0 and self._passes == 8 and self.forced_trump:
+            body.hand.extend(cards_to_pb(self._hand_now(self.eldest)))
+
     def _contract_settled(self, body: epb.ContractSettled) -> None:
         if self.viewer >= 0:
             body.hand.extend(cards_to_pb(self._hand_now(body.taker)))
@@ -110,6 +127,7 @@ _HIDES = {
     "table_created": Redactor._table_created,
     "seat_joined": Redactor._seat_joined,
     "deal_started": Redactor._deal_started,
+    "bid_made": Redactor._bid_made,
     "contract_settled": Redactor._contract_settled,
     "chat_posted": Redactor._chat_posted,
 }
