@@ -34,6 +34,9 @@ def test_a_whole_game_against_three_bots_by_clicks_to_the_final_score(server, pa
     tid = create_with_bots(page, server.web_url)
     assert page.get_attribute("#table", "data-your-seat") == "0"
     assert "partner" in page.inner_text('.seat[data-seat="2"]')
+    page.wait_for_selector("#hand .card")
+    # A phone's width: nothing sticks out sideways.
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
     play_until(page, random.Random(1), lambda: page.query_selector("#final") is not None, limit=600)
 
     table = stub_of(server).GetTable(pb.GetTableRequest(table_id=tid))
@@ -102,7 +105,9 @@ def test_a_reload_mid_deal_keeps_the_seat_and_the_hand(server, page):
     # The stream resumed after the last event seen, not from the start.
     requests = [pb.WatchTableRequest.FromString(body[5:]) for body in watched if body]
     assert requests and requests[0].from_sequence == last + 1
-    page.locator("#hand .card.playable").first.click()  # and the seat still plays
+    # And the seat still plays, from the keyboard this time.
+    page.focus("#hand .card.playable")
+    page.keyboard.press("Enter")
     page.wait_for_function(f"() => document.querySelectorAll('#hand .card').length == {len(cards) - 1}")
 
 
