@@ -38,19 +38,20 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from .base import StoredEvent
 
 GENESIS_HASH = bytes(32)
 
 
-def _bytes(b: bytes) -> bytes:
-    return struct.pack(">I", len(b)) + b
+_U32, _U64 = struct.Struct(">I").pack, struct.Struct(">Q").pack
+_I64_U32 = struct.Struct(">qI").pack        # I64(recorded_at_us), then the payload's U32(length)
 
 
 def _str(s: str) -> bytes:
-    return _bytes(s.encode("utf-8"))
+    b = s.encode("utf-8")
+    return _U32(len(b)) + b
 
 
 def event_hash(
@@ -64,22 +65,50 @@ def event_hash(
     payload: bytes,
 ) -> bytes:
     """The 32-byte hash of one event; see the module docstring for the layout."""
-    if len(prev_hash) != 32:
-        raise ValueError("prev_hash must be 32 bytes")
-    try:
-        data = b"".join((
-            prev_hash,
-            _str(table_id),
-            struct.pack(">Q", sequence),
-            _str(type),
-            struct.pack(">I", schema_version),
-            _str(request_id),
-            struct.pack(">q", recorded_at_us),
-            _bytes(bytes(payload)),
-        ))
-    except struct.error as e:  # a number out of its field's range
-        raise ValueError(f"event field out of range: {e}") from None
-    return hashlib.sha256(data).digest()
+    event = StoredEvent(table_id, sequence, type, schema_version, payload, request_id,
+                        recorded_at_us, prev_hash, b"")
+    h = next(LogHasher().hashes((event,)))
+    if isinstance(h, ValueError):
+        raise h
+    return h
+
+
+class LogHasher:
+    """``event_hash`` over the events of a log, which repeat their table id, types and schema
+    versions: those pieces of the layout are encoded once per hasher."""
+
+    __slots__ = ("_heads", "_tables")
+
+    def __init__(self) -> None:
+        self._tables: dict[str, bytes] = {}             # table_id -> STR(table_id)
+        self._heads: dict[str, tuple[int, bytes]] = {}  # type -> (version, STR(type) || U32(version))
+
+    def hashes(self, events: Iterable) -> Iterator[bytes | ValueError]:
+        """The hash of each event (anything with StoredEvent's fields), in order; in place of
+        the hash of an event whose fields cannot be hashed, the ValueError that says why."""
+        tables, heads = self._tables, self._heads
+        for e in events:
+            try:
+                prev_hash = e.prev_hash
+                if len(prev_hash) != 32:
+                    raise ValueError("prev_hash must be 32 bytes")
+                tid = tables.get(e.table_id)
+                if tid is None:
+                    tid = tables[e.table_id] = _str(e.table_id)
+                head = heads.get(e.type)
+                if head is None or head[0] != e.schema_version:
+                    head = heads[e.type] = (e.schema_version, _str(e.type) + _U32(e.schema_version))
+                rid = e.request_id.encode()
+                payload = e.payload
+                data = b"".join((prev_hash, tid, _U64(e.sequence), head[1], _U32(len(rid)), rid,
+                                 _I64_U32(e.recorded_at_us, len(payload)), payload))
+            except struct.error as err:       # a number out of its field's range
+                yield ValueError(f"event field out of range: {err}")
+                continue
+            except ValueError as err:         # UnicodeEncodeError: a string that is not text
+                yield err
+                continue
+            yield hashlib.sha256(data).digest()
 
 
 def verify_chain(
