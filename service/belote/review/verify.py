@@ -320,6 +320,7 @@ class _Replay:
         self.check_bots = check_bots
         self.fast = fast
         self.out = Review(bot_check=check_bots)
+        self.timeline = self.out.timeline
         self.counts = dict.fromkeys(CHECKS, 0)
         self.state = TableState("")      # the replayed table, once run
         self.decks: dict[int, list[int] | None] = {}
@@ -667,7 +668,7 @@ class _Replay:
         if not outcomes and not body.belote and len(group) == 1:
             # Most cards: no belote call, no trick won, nothing recorded after it (_after_action's
             # first case, inlined).
-            self.out.timeline.append((e.position, e.event))
+            self.timeline.append((e.position, e.event))
             evolve_body(state, "card_played", body, e.position, e.at_us, False)
             return True
         belote = 0
@@ -683,7 +684,7 @@ class _Replay:
         event as the rules make it when it differs from the logged one, else None."""
         e = group[0]
         if not outcomes and own is None and len(group) == 1:   # nothing follows, as logged
-            self.out.timeline.append((e.position, e.event))
+            self.timeline.append((e.position, e.event))
             evolve_body(state, e.kind, getattr(e.event, e.kind), e.position, e.at_us, False)
             return True
         game = state.game
@@ -955,7 +956,7 @@ def _when(time_us: int) -> str:
 def _deck(cards) -> list[int] | None:
     """A deck's card ints, or None unless it holds each of the 32 cards once."""
     try:
-        deck = [CARD_OF_PB[c.suit, c.rank] for c in cards]
+        deck = [CARD_OF_PB[c.suit, c.rank] for c in list(cards)]     # a list reads faster
     except KeyError:
         return None
     return deck if len(deck) == 32 and frozenset(deck) == _FULL_DECK else None
