@@ -26,6 +26,7 @@ from belote.table.codec import (
     BOT_LEVEL_NAMES,
     CARD_OF_PB,
     BadMessage,
+    add_cards,
     bid_from_pb,
     card_from_pb,
     declaration_from_pb,
@@ -429,7 +430,10 @@ class _Replay:
                           "yet a deck is revealed for it")
                 return
             dealt, salt, commitment, where = started[body.deal_number]
-            deck = _deck(body.deck)
+            if dealt is not None and e.payload == _revealed_bytes(body.deal_number, dealt, salt):
+                deck = dealt                 # the deck and salt dealt, no card read one by one
+            else:
+                deck = _deck(body.deck)
             if deck is None or deck != dealt or body.salt != salt:
                 self.fail(e.position, "reveal", f"deal {body.deal_number}: the revealed deck and salt "
                           f"are not those dealt at seq {where}",
@@ -451,8 +455,10 @@ class _Replay:
             self.counts["derived"] += 1
             self.fail(e.position, "derived", f"{e.kind} follows from no action: it was added "
                       "or moved", "-", e.kind)
-        counts, fast = self.counts, self.fast
+        fast = self.fast
+        play, act, decide_ = self._play, self._act, self._decide
         stopped = 0         # where the game replay stopped (0: it did not), until it goes on
+        legal = 0           # commands checked (counted here: most events are one)
         for i, j in zip(starts, [*starts[1:], n]):
             group = entries[i:j]
             kind = group[0].kind
@@ -460,14 +466,15 @@ class _Replay:
             # until it can check again; seat and table commands are checked meanwhile (they do
             # not depend on the cards).
             if not stopped or (kind not in ACTIONS and state.exists):
-                counts["legal"] += 1
+                legal += 1
                 if fast and kind in ACTIONS and state.status == PLAYING:
-                    going = (self._play if kind == "card_played" else self._act)(state, group)
+                    going = (play if kind == "card_played" else act)(state, group)
                 else:
-                    going = self._decide(state, group)
+                    going = decide_(state, group)
                 if going:
                     continue
                 if self.halted:
+                    self.counts["legal"] += legal
                     self.out.notes.append(
                         f"the game replay stopped at seq {group[0].position}: the {n - j} events "
                         "after this command's were not replayed (their sequence, chain and deck "
@@ -482,6 +489,7 @@ class _Replay:
                     f"from seq {stopped} to {went_on.position} were not checked, the game taken as "
                     "the log gives it")
                 stopped = 0
+        self.counts["legal"] += legal
         if stopped:
             self.out.notes.append(
                 f"the game replay stopped at seq {stopped}: the game's actions after it were not "
@@ -951,6 +959,13 @@ def _when(time_us: int) -> str:
         return (_EPOCH + timedelta(microseconds=time_us)).isoformat(timespec="microseconds")
     except OverflowError:
         return f"{time_us} µs"
+
+
+def _revealed_bytes(deal_number: int, deck: list[int], salt: bytes) -> bytes:
+    """The stored bytes (``encode_body``'s) of the DeckRevealed that shows ``deck`` and ``salt``."""
+    revealed = epb.DeckRevealed(deal_number=deal_number, salt=salt)
+    add_cards(revealed, "deck", deck)
+    return epb.TableEvent(deck_revealed=revealed).SerializeToString(deterministic=True)
 
 
 def _deck(cards) -> list[int] | None:
