@@ -17,7 +17,7 @@ def test_the_replay_knows_which_events_move_the_state():
     # verify.py makes an action's moves on the replay's game with decide's steps, then folds the
     # events with evolve leaving the game as it is (move_game=False): the events whose evolve
     # moves the game must be the actions and the deals they start, no other.
-    assert state.MOVES_GAME == verify.ACTIONS | {"deal_started"}
+    assert verify.ACTIONS | {"deal_started"} == state.MOVES_GAME
     # Every kind of event is turned back into a decide command (the first event of one), or
     # checked against the events decide produces, or both (a takeover BotSeated follows a
     # SeatLeft, a TableClosed NO_HUMANS a game's end, but either may start a command): a new

@@ -267,8 +267,8 @@ def review(entries: list[Entry], *, check_bots: bool = True, fast: bool = True,
     log read from a store has none).
 
     The cyclic garbage collector is paused meanwhile: the replay allocates many small objects
-    and no cycles, and each collection would rescan every object of the log (a third of the
-    time); it is switched back on after, as it was.
+    and no cycles, and each collection would rescan every object of the log; it is switched
+    back on after, as it was.
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -971,7 +971,7 @@ def _revealed_bytes(deal_number: int, deck: list[int], salt: bytes) -> bytes:
 def _deck(cards) -> list[int] | None:
     """A deck's card ints, or None unless it holds each of the 32 cards once."""
     try:
-        deck = [CARD_OF_PB[c.suit, c.rank] for c in list(cards)]     # a list reads faster
+        deck = [CARD_OF_PB[c.suit, c.rank] for c in list(cards)]
     except KeyError:
         return None
     return deck if len(deck) == 32 and frozenset(deck) == _FULL_DECK else None

@@ -57,9 +57,8 @@ def _card_entries(message_type, field: str) -> tuple[bytes, ...]:
 
 
 def add_cards(message, field: str, cards) -> None:
-    """Append ``cards`` to ``message``'s repeated Card ``field``, merged from cached wire bytes:
-    ten times faster than a Card message per card, for the decks of every deal (the review
-    rebuilds them all)."""
+    """Append ``cards`` to ``message``'s repeated Card ``field``, merged from cached wire bytes
+    instead of a Card message per card: the decks of every deal (the review rebuilds them all)."""
     entries = _card_entries(type(message), field)
     message.MergeFromString(b"".join([entries[c] for c in cards]))
 
