@@ -4,34 +4,7 @@ The chain is unkeyed (anyone can check it, so anyone who edits a log can recompu
 export ends with its last hash signed by the server (app/export_signing.py), and that signature
 is what a recomputed chain, or a log cut short, no longer matches. Every field of an export's
 event is hashed here (its envelope and its body's stored bytes), so the signature covers all.
-
-Byte layout (every backend and any external verifier must match it exactly)::
-
-    hash = SHA-256(
-        prev_hash                 32 bytes: the previous event's hash,
-                                  or GENESIS_HASH (32 zero bytes) for sequence 1
-        || STR(table_id)
-        || U64(sequence)
-        || STR(type)
-        || U32(schema_version)
-        || STR(request_id)
-        || I64(recorded_at_us)
-        || BYTES(payload)
-    )
-
-    U32(n), U64(n)  n as a 4 / 8 byte unsigned big-endian integer
-    I64(n)          n as an 8 byte two's-complement big-endian integer
-    BYTES(b)        U32(len(b)) || b
-    STR(s)          BYTES(UTF-8 encoding of s)
-
-Each variable-length field carries its length and each number has a fixed
-width, so two different events can never produce the same hashed bytes.
-
-Example (lets a re-implementation check itself)::
-
-    event_hash(GENESIS_HASH, "t1", 1, "card_played", 1, "r1",
-               1700000000000000, b"\\x01\\x02").hex()
-    == "75223434ed2c3dd7b6df8f28f46654d5e874bd150d97244006a13e299ae5e251"
+The byte layout is ``event_hash``'s; ``LogHasher`` hashes a whole log with it.
 """
 
 from __future__ import annotations
@@ -64,7 +37,36 @@ def event_hash(
     recorded_at_us: int,
     payload: bytes,
 ) -> bytes:
-    """The 32-byte hash of one event; see the module docstring for the layout."""
+    """The 32-byte hash of one event.
+
+    Byte layout (every backend and any external verifier must match it exactly)::
+
+        hash = SHA-256(
+            prev_hash                 32 bytes: the previous event's hash,
+                                      or GENESIS_HASH (32 zero bytes) for sequence 1
+            || STR(table_id)
+            || U64(sequence)
+            || STR(type)
+            || U32(schema_version)
+            || STR(request_id)
+            || I64(recorded_at_us)
+            || BYTES(payload)
+        )
+
+        U32(n), U64(n)  n as a 4 / 8 byte unsigned big-endian integer
+        I64(n)          n as an 8 byte two's-complement big-endian integer
+        BYTES(b)        U32(len(b)) || b
+        STR(s)          BYTES(UTF-8 encoding of s)
+
+    Each variable-length field carries its length and each number has a fixed
+    width, so two different events can never produce the same hashed bytes.
+
+    Example (lets a re-implementation check itself)::
+
+        event_hash(GENESIS_HASH, "t1", 1, "card_played", 1, "r1",
+                   1700000000000000, b"\\x01\\x02").hex()
+        == "75223434ed2c3dd7b6df8f28f46654d5e874bd150d97244006a13e299ae5e251"
+    """
     event = StoredEvent(table_id, sequence, type, schema_version, payload, request_id,
                         recorded_at_us, prev_hash, b"")
     h = next(LogHasher().hashes((event,)))
