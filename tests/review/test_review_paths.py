@@ -14,11 +14,10 @@ from review_helpers import GAMES
 
 
 def test_the_replay_knows_which_events_move_the_state():
-    # verify.py lets decide move the replay's game and folds only the other events that change
-    # the state; a new evolve handler in table/state.py must be looked at there.
-    seat_and_table = {"table_created", "seat_joined", "seat_left", "bot_seated", "seat_reclaimed",
-                      "seat_connected", "game_started", "rematch_voted"}
-    assert set(state._HANDLERS) == verify.MOVES_GAME | verify.FOLLOWS_ACTION | seat_and_table
+    # verify.py makes an action's moves on the replay's game with decide's steps, then folds the
+    # events with evolve leaving the game as it is (move_game=False): the events whose evolve
+    # moves the game must be the actions and the deals they start, no other.
+    assert verify.ACTIONS | {"deal_started"} == state.MOVES_GAME
     # Every kind of event is turned back into a decide command (the first event of one), or
     # checked against the events decide produces, or both (a takeover BotSeated follows a
     # SeatLeft, a TableClosed NO_HUMANS a game's end, but either may start a command): a new
@@ -26,10 +25,7 @@ def test_the_replay_knows_which_events_move_the_state():
     kinds = {f.name for f in epb.TableEvent.DESCRIPTOR.oneofs_by_name["body"].fields}
     assert kinds == verify.COMMANDS | verify.DERIVED
     assert {"bot_seated", "table_closed"} == verify.COMMANDS & verify.DERIVED
-    assert verify.ACTIONS <= verify.COMMANDS and verify.FOLLOWS_ACTION <= verify.DERIVED
-    # The fast path moves the state's clock itself, but for the events it folds with evolve:
-    # every event an action produces that does not start a turn is one of those.
-    assert state.NOT_A_TURN & verify.DERIVED <= verify.FOLLOWS_ACTION
+    assert verify.ACTIONS <= verify.COMMANDS
 
 
 def _state_of(table: state.TableState) -> tuple:
@@ -41,9 +37,9 @@ def _state_of(table: state.TableState) -> tuple:
 
 @pytest.mark.parametrize("preset", ["classic", "classic-501", "modern", "kamikaze", "enhanced"])
 def test_the_replayed_state_is_the_folded_state(samples, preset):
-    # The fast path moves the replay's state by hand (decide moves its game, it folds only some
-    # events, it keeps the clock the deadlines count from): at every few commands, and after each
-    # command around the table, the state is what state.fold makes of the log, both ways.
+    # The fast path moves the replay's game in place and folds the events leaving the game (the
+    # clock the deadlines count from too): at every few commands, and after each command around
+    # the table, the state is what state.fold makes of the log, both ways.
     log = samples.logs[preset]
     entries = entries_of(log)
     starts = [e.position - 1 for e in entries if e.command][1:] + [len(log)]

@@ -37,6 +37,7 @@ from belote.store import (
     VersionConflict,
     open_store,
 )
+from belote.table import request_ids
 from belote.table.codec import (
     BadMessage,
     action_from_pb,
@@ -44,6 +45,7 @@ from belote.table.codec import (
     decode_stored,
     encode_body,
     event_type,
+    logged_event,
 )
 from belote.table.decide import (
     Act,
@@ -234,16 +236,16 @@ class TableApp:
                     if state.status == PLAYING and s.occupant == HUMAN and s.disconnected_at_us and \
                             now_us - s.disconnected_at_us >= self.disconnect_grace_s * 1e6:
                         level = state.created.takeover_bot_level or epb.NORMAL
-                        done += await self._on_deadline(state, f"grace-{seat}",
+                        done += await self._on_deadline(state, request_ids.grace(seat),
                                                         LeaveSeat(seat, level, epb.DISCONNECTED))
                 state = await self._load(table_id)
                 deadline = state.turn_deadline_us()
                 if deadline is not None and now_us >= deadline:
-                    done += await self._on_deadline(state, "timer", self._timer_move(state, now_us))
+                    done += await self._on_deadline(state, request_ids.TIMER, self._timer_move(state, now_us))
                 state = await self._load(table_id)
                 deadline = state.rematch_deadline_us()
                 if deadline is not None and now_us >= deadline:
-                    done += await self._on_deadline(state, "close", CloseTable(now_us))
+                    done += await self._on_deadline(state, request_ids.CLOSE, CloseTable(now_us))
                 self._note_deadlines(await self._load(table_id), judged_at_us=now_us)
             except (StoreError, err.AppError) as e:
                 # Not lost: looked at again in a second, and loaded again at the next refresh.
@@ -270,7 +272,7 @@ class TableApp:
 
     async def _on_deadline(self, state: TableState, what: str, command) -> int:
         try:
-            await self._execute(state.table_id, f"{what}-{state.version}",
+            await self._execute(state.table_id, request_ids.deadline(what, state.version),
                                 lambda st: decide(st, command, self._next_deal()), state.version,
                                 at_us=getattr(command, "now_us", None))
             return 1
@@ -326,7 +328,7 @@ class TableApp:
         """Append a (dis)connection if the table still wants it (True if appended); a refusal
         means it does not."""
         try:
-            await self._execute(table_id, f"presence-{seat}-{self.clock()}",
+            await self._execute(table_id, request_ids.presence(seat, self.clock()),
                                 lambda st: decide(st, command, self._next_deal()))
             return True
         except (err.AppError, StoreError):
@@ -988,7 +990,7 @@ class TableApp:
                     metrics.BOT_DECISION_SECONDS.labels(epb.BotLevel.Name(level).lower()).observe(
                         time.perf_counter() - started)
                     command = Act(seat, action, epb.BotMove(level=level, seed=seed))
-                    await self._execute(table_id, f"bot-{state.version + 1}",
+                    await self._execute(table_id, request_ids.bot_move(state.version + 1),
                                         lambda s, c=command: decide(s, c, self._next_deal()), state.version)
                     failures = 0
                 except (StoreError, err.AppError) as e:
@@ -1026,15 +1028,6 @@ class FreshDeal:
     @functools.cached_property
     def salt(self) -> bytes:
         return secrets.token_bytes(16)
-
-
-def logged_event(stored) -> epb.LoggedEvent:
-    """One line of an export: the full event with its chain fields."""
-    out = epb.LoggedEvent(table_id=stored.table_id, sequence=stored.sequence, request_id=stored.request_id,
-                          type=stored.type, schema_version=stored.schema_version,
-                          prev_hash=stored.prev_hash, hash=stored.hash, event=decode_stored(stored))
-    out.time.FromMicroseconds(stored.recorded_at_us)
-    return out
 
 
 def _seats_player(state: TableState, player: str) -> bool:

@@ -12,6 +12,7 @@ import sys
 
 from google.protobuf import json_format
 
+from belote.table.codec import logged_event
 from belote.v1 import events_pb2 as epb
 
 
@@ -119,8 +120,6 @@ def read_file(path: str) -> list[epb.LoggedEvent]:
 
 async def read_store(url: str, table_id: str) -> list[epb.LoggedEvent]:
     """The export of ``table_id`` from the store at ``url`` (what ExportLog returns)."""
-    from belote.app.tables import logged_event
-
     out = []
     for stored in await read_stored(url, table_id):
         try:

@@ -6,6 +6,7 @@ from google.protobuf.descriptor import FieldDescriptor
 
 from belote.rules.actions import Bid, Declare, Play
 from belote.rules.cards import card_name
+from belote.table.codec import CARD_OF_PB
 from belote.v1 import cards_pb2 as cpb
 
 SUITS = {1: "clubs", 2: "diamonds", 3: "hearts", 4: "spades"}
@@ -17,8 +18,9 @@ def card(c) -> str:
     """``"10H"`` for a rules int or a proto Card."""
     if isinstance(c, int):
         return card_name(c)
-    if 1 <= c.suit <= 4 and 1 <= c.rank <= 8:
-        return card_name((c.suit - 1) * 8 + c.rank - 1)
+    found = CARD_OF_PB.get((c.suit, c.rank))
+    if found is not None:
+        return card_name(found)
     return f"?(suit {c.suit}, rank {c.rank})"
 
 

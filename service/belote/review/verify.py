@@ -1,95 +1,35 @@
-"""Replay a table's log with the rules engine and check everything it claims.
+"""Replay a table's log with the server's own code and check everything it claims.
 
-Input: the log as :class:`Entry` values (one per exported ``LoggedEvent``, in file order).
-Output: a :class:`Review`: every violation with the sequence where it is, and the recomputed
-events the reports tell deal by deal (:mod:`belote.review.story`).
-
-Checks (a violation names its check):
-
-- ``sequence``: the n-th event of the log has sequence n (gapless from 1, no repeat).
-- ``envelope``: one table id; the event's envelope (sequence, table id, time) and ``type``
-  agree with the LoggedEvent around it; exactly one body is set.
-- ``chain``: ``prev_hash`` is the previous event's ``hash`` (32 zero bytes for the first).
-- ``hash``: ``hash`` = :func:`belote.store.chain.event_hash` over the event's fields and its
-  stored payload, which is ``encode_body(event)`` (deterministic, so JSON -> message ->
-  encode_body gives back the stored bytes).
-- ``commitment``: each DealStarted deck holds the 32 cards once and
-  ``deck_commitment(deck, salt)`` equals its ``deck_commitment``.
-- ``reveal``: each DeckRevealed shows the deck and salt of its deal's DealStarted.
-- ``legal``: each action (bid, declaration, card) is legal for its seat at that point under
-  the table's rules; the violation names the rule broken (``IllegalAction.reason`` and its
-  message). Seat and table commands (join, bot seated, leave, chat, rematch vote, closing) are
-  checked the same way (``decide`` refusing them, with its reason), at the time the log gives
-  them: a chat message at an open table and within its author's rate (5 per 10 s), a rematch
-  vote by a human seat while the vote is open (2 minutes from GameEnded), a table closed for a
-  vote that ran out only once it ran out. A timer move (``BotMove.timer``) is made for the
-  human seat to act at or after its turn deadline: the time of the event that made it its turn
-  plus the table's ``turn_timer_s`` (rule ``TIMER_NOT_DUE`` otherwise; the move itself is
-  still replayed). A chat message of a seat carries that seat's player's name.
-- ``derived``: each event that follows from a command (ContractSettled, TrickWon,
-  AnnouncementsRevealed, DealScored with its totals, DeckRevealed, DealStarted, GameStarted
-  with its first dealer, pot and paying seats (a rematch's too), GameEnded with its payouts and
-  rated flag, TableClosed NO_HUMANS, AllPassed, and the server-filled fields of the action's
-  own event: belote call, announcement points) equals the one recomputed, field by field; none
-  is missing, added or out of place.
-- ``bot``: each move carrying a ``BotMove`` was made at a bot's seat of that level, under the
-  request id ``bot-<sequence>`` the server's bot loop uses, or, for a timer move, by the
-  table's takeover bot level under the request id ``timer-<sequence - 1>`` of the server's
-  deadline sweep; and it is what ``belote.bots.choose(level, seat_view(state, seat), seed)``
-  returns on the state folded up to just before it.
-- ``head``: for an export, its last line is the head the server signed (table id, last sequence
-  and hash), it matches the last event, and its signature is good, by the server's key when the
-  reviewer gives it (:mod:`belote.review.head`): what shows an edit made with the hash chain
-  recomputed, and a log cut at any event.
-
-The recomputation is the server's own decider code. Each command event (TableCreated,
-SeatJoined, BotSeated, SeatLeft, SeatReclaimed, SeatDisconnected, SeatConnected, ChatPosted,
-RematchVoted, TableClosed NO_REMATCH, BidMade, AnnouncementDeclared, CardPlayed) is turned back
-into the command it records, with the deck and salt of the DealStarted recorded after it as the
-deal's randomness and the event's own time as the command's ``now_us`` (a timer move is a
-``TimerMove``), and the events the decider produces must be those recorded up to the next
-command event. Seat and table commands go through ``decide``; actions go through decide's own
-steps on the replay's game (``Game.apply``, then decide's ``outcome_events`` and, when the game
-ends, ``game_over_events``), the action's own event being compared on the fields the server
-fills: ``review(fast=False)`` sends them through ``decide`` itself, and the tests check both
-ways give the same findings. The state then moves on by the recomputed events (what the rules
-say happened), at the times the log gives them (deadlines count from those), so a wrong derived
-event is reported once and does not derail the rest. A command that cannot be replayed (an
-illegal action, a deal with no readable deck) stops the game replay: the replay then takes the
-log's word for the game (``_from_log``: its events folded as logged, the actions not played)
-and goes on checking at the next deal the log starts (its deck dealt on the replay's game, with
-the scores of the log's last DealScored) or at the end of the game, so every violation is
-listed; the seat and table commands are checked meanwhile, and the sequence, chain and deck
-checks run to the end of the log.
-
-Speed (belote.bench.review_bench): the hash chain is hashed with cached pieces of
-``event_hash``'s layout (``event_hash`` itself settles any mismatch), the game is moved in
-place instead of copied per action, a card (most events) takes its own path (``_play``: the
-event's fields read once, ``Game.play_card``, nothing built when nothing follows it), and the
-cyclic GC is paused during a review.
+``review(entries)`` takes a log as :class:`Entry` values (an export's lines or a store's events)
+and returns a :class:`Review`: each violation with the sequence where it is and the check it
+fails (``CHECKS``, described at ``review``), and the recomputed events the reports tell deal by
+deal (:mod:`belote.review.story`). The game is replayed with table/'s ``decide`` and ``evolve``,
+the hash chain checked with store/chain.py's code, as the server writes them.
 """
 
 from __future__ import annotations
 
 import difflib
 import gc
-import struct
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
-from hashlib import sha256
 
 from belote import bots
 from belote.rules import IllegalAction, InvalidOptions
 from belote.rules.actions import Bid, Play
 from belote.rules.auction import PASS
 from belote.rules.game import DEALING, OVER, BeloteCalled
-from belote.store.chain import GENESIS_HASH, event_hash
+from belote.store.chain import GENESIS_HASH, LogHasher
+from belote.table import request_ids
 from belote.table.codec import (
-    _KIND_FROM_PB,
     BOT_LEVEL_NAMES,
+    CARD_OF_PB,
     BadMessage,
-    declaration,
+    add_cards,
+    bid_from_pb,
+    card_from_pb,
+    declaration_from_pb,
     decode_stored,
     encode_body,
 )
@@ -114,7 +54,7 @@ from belote.table.decide import (
     game_over_events,
     outcome_events,
 )
-from belote.table.state import NOT_A_TURN, BOT, PLAYING, TableState, evolve
+from belote.table.state import BOT, PLAYING, TableState, evolve, evolve_body
 from belote.table.views import seat_view
 from belote.v1 import events_pb2 as epb
 
@@ -131,14 +71,6 @@ DERIVED = frozenset({"bot_seated", "game_started", "deal_started", "all_passed",
                      "announcements_revealed", "trick_won", "deal_scored", "deck_revealed",
                      "game_ended", "table_closed"})
 ACTIONS = frozenset({"bid_made", "announcement_declared", "card_played"})
-# The events whose ``evolve`` moves the game (table/state.py). For an action decide has already
-# moved the replay's game, so only the rest of the state follows these (tests/review guard it).
-MOVES_GAME = frozenset({"bid_made", "announcement_declared", "card_played", "deal_started"})
-# The events an action may produce that change the state's other fields (the rest have no
-# ``evolve`` handler). Every event also moves the state's clock (``evolve``: the last event's
-# time, and the turn's start unless the kind is in state's ``NOT_A_TURN``): the fast path
-# does that itself for the others.
-FOLLOWS_ACTION = frozenset({"deal_scored", "game_ended", "table_closed"})
 CHECKS = ("sequence", "envelope", "chain", "hash", "commitment", "reveal", "legal", "derived", "bot",
           "head")
 
@@ -146,18 +78,11 @@ _FULL_DECK = frozenset(range(32))
 _GOES_ON_AT = {"deal_started": "where the log deals again", "game_ended": "where the game ends"}
 _MIN_TIME_S, _MAX_TIME_S = -62_135_596_800, 253_402_300_799     # a Timestamp's range: years 1..9999
 _DECK_EVENTS = frozenset({"game_started", "deal_started", "deck_revealed"})
-_U32, _U64 = struct.Struct(">I").pack, struct.Struct(">Q").pack
-_I64_U32 = struct.Struct(">qI").pack     # event_hash's I64(time) then the payload's U32(length)
 _PLACEHOLDER_DEAL = NextDeal(tuple(range(32)), b"")
+# The rules' actions of a log, made once: most events are one of these.
 _PLAYS = tuple(Play(c) for c in range(32))
-_PLAY_OF = {(c // 8 + 1, c % 8 + 1): _PLAYS[c] for c in range(32)}     # proto (suit, rank) -> Play
+_PLAY_OF = {pb: _PLAYS[card] for pb, card in CARD_OF_PB.items()}     # proto (suit, rank) -> Play
 _BIDS = {c: Bid(c) for c in (PASS, 0, 1, 2, 3, 4, 5)}
-
-
-def _str(s: str) -> bytes:
-    """event_hash's STR(s): a 4-byte big-endian length, then the UTF-8 bytes."""
-    b = s.encode()
-    return _U32(len(b)) + b
 
 
 @dataclass(slots=True)
@@ -170,7 +95,7 @@ class Entry:
     type: str
     schema_version: int
     request_id: str
-    time_us: int
+    recorded_at_us: int     # the time the chain hashes (microseconds)
     prev_hash: bytes
     hash: bytes
     payload: bytes          # the stored body: encode_body(event)
@@ -180,7 +105,7 @@ class Entry:
     command: bool = False   # the first event of a command (see is_command)
     time_ok: bool = True    # ``time`` is a valid Timestamp (else an ``envelope`` finding)
     at_us: int = 0          # the time the replay gives the event (deadlines count from it):
-                            # time_us, or 0 when that is not a valid time
+                            # recorded_at_us, or 0 when that is not a valid time
 
     @classmethod
     def from_logged(cls, msg: epb.LoggedEvent, position: int) -> Entry:
@@ -296,7 +221,45 @@ class Review:
 
 def review(entries: list[Entry], *, check_bots: bool = True, fast: bool = True,
            end: ExportEnd | None = None) -> Review:
-    """Every check of the module docstring over a whole log (``entries`` in log order).
+    """Every check over a whole log (``entries`` in log order).
+
+    Checks (a violation names its check):
+
+    - ``sequence``: the n-th event of the log has sequence n (gapless from 1, no repeat).
+    - ``envelope``: one table id; the event's envelope (sequence, table id, time) and ``type``
+      agree with the LoggedEvent around it; exactly one body is set.
+    - ``chain``: ``prev_hash`` is the previous event's ``hash`` (32 zero bytes for the first).
+    - ``hash``: ``hash`` = :func:`belote.store.chain.event_hash` over the event's fields and its
+      stored payload, which is ``encode_body(event)`` (deterministic, so JSON -> message ->
+      encode_body gives back the stored bytes).
+    - ``commitment``: each DealStarted deck holds the 32 cards once and
+      ``deck_commitment(deck, salt)`` equals its ``deck_commitment``.
+    - ``reveal``: each DeckRevealed shows the deck and salt of its deal's DealStarted.
+    - ``legal``: each action (bid, declaration, card) is legal for its seat at that point under
+      the table's rules; the violation names the rule broken (``IllegalAction.reason`` and its
+      message). Seat and table commands (join, bot seated, leave, chat, rematch vote, closing) are
+      checked the same way (``decide`` refusing them, with its reason), at the time the log gives
+      them: a chat message at an open table and within its author's rate (5 per 10 s), a rematch
+      vote by a human seat while the vote is open (2 minutes from GameEnded), a table closed for a
+      vote that ran out only once it ran out. A timer move (``BotMove.timer``) is made for the
+      human seat to act at or after its turn deadline: the time of the event that made it its turn
+      plus the table's ``turn_timer_s`` (rule ``TIMER_NOT_DUE`` otherwise; the move itself is
+      still replayed). A chat message of a seat carries that seat's player's name.
+    - ``derived``: each event that follows from a command (ContractSettled, TrickWon,
+      AnnouncementsRevealed, DealScored with its totals, DeckRevealed, DealStarted, GameStarted
+      with its first dealer, pot and paying seats (a rematch's too), GameEnded with its payouts and
+      rated flag, TableClosed NO_HUMANS, AllPassed, and the server-filled fields of the action's
+      own event: belote call, announcement points) equals the one recomputed, field by field; none
+      is missing, added or out of place.
+    - ``bot``: each move carrying a ``BotMove`` was made at a bot's seat of that level, under the
+      request id ``bot-<sequence>`` the server's bot loop uses, or, for a timer move, by the
+      table's takeover bot level under the request id ``timer-<sequence - 1>`` of the server's
+      deadline sweep; and it is what ``belote.bots.choose(level, seat_view(state, seat), seed)``
+      returns on the state folded up to just before it.
+    - ``head``: for an export, its last line is the head the server signed (table id, last sequence
+      and hash), it matches the last event, and its signature is good, by the server's key when the
+      reviewer gives it (:mod:`belote.review.head`): what shows an edit made with the hash chain
+      recomputed, and a log cut at any event.
 
     ``check_bots=False`` skips recomputing bot moves (the costly check with searching bots);
     ``fast=False`` sends every command through decide (the fast path is tested against it);
@@ -304,8 +267,8 @@ def review(entries: list[Entry], *, check_bots: bool = True, fast: bool = True,
     log read from a store has none).
 
     The cyclic garbage collector is paused meanwhile: the replay allocates many small objects
-    and no cycles, and each collection would rescan every object of the log (a third of the
-    time); it is switched back on after, as it was.
+    and no cycles, and each collection would rescan every object of the log; it is switched
+    back on after, as it was.
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -328,28 +291,38 @@ def is_command(e: Entry) -> bool:
     return kind in COMMANDS
 
 
-class _InPlace:
-    """A handle on the replay's game for decide, whose ``copy()`` is the game itself."""
-
-    __slots__ = ("game",)
-
-    def __init__(self, game):
-        self.game = game
-
-    def copy(self):
-        return self.game
-
-    def to_act(self):
-        return self.game.to_act()
-
-
 class _Replay:
+    """The review of one log.
+
+    Each command event (TableCreated, SeatJoined, BotSeated, SeatLeft, SeatReclaimed,
+    SeatDisconnected, SeatConnected, ChatPosted, RematchVoted, TableClosed NO_REMATCH, BidMade,
+    AnnouncementDeclared, CardPlayed) is turned back into the command it records, with the deck
+    and salt of the DealStarted recorded after it as the deal's randomness and the event's own
+    time as the command's ``now_us`` (a timer move is a ``TimerMove``); the events ``decide``
+    produces must be those recorded up to the next command event, and the state moves on by
+    them with ``evolve`` (what the rules say happened, at the times the log gives: deadlines
+    count from those), so a wrong derived event is reported once and does not derail the rest.
+
+    The fast path (``fast=True``) runs a bid, declaration or card that is no timer move through
+    decide's own steps on the replay's game, in place instead of on a copy (``Game.apply``,
+    decide's ``action_event``, ``outcome_events`` and ``game_over_events``), then folds the
+    events with ``evolve_body(..., move_game=False)``; ``fast=False`` sends every command
+    through ``decide`` and ``evolve`` as the server does, and tests/review expect both to give
+    the same findings and states.
+
+    A command that cannot be replayed (an illegal action, a deal with no readable deck) stops
+    the game replay: the replay then takes the log's word for the game (``_from_log``: its
+    events folded as logged, the actions not played) and goes on checking at the next deal the
+    log starts or at the end of the game, so every violation is listed; the seat and table
+    commands are checked meanwhile, and the sequence, chain and deck checks run to the end.
+    """
+
     def __init__(self, check_bots: bool, fast: bool = True):
         self.check_bots = check_bots
         self.fast = fast
         self.out = Review(bot_check=check_bots)
+        self.timeline = self.out.timeline
         self.counts = dict.fromkeys(CHECKS, 0)
-        self.shim = TableState("")
         self.state = TableState("")      # the replayed table, once run
         self.decks: dict[int, list[int] | None] = {}
         self.halted = False              # the table's options cannot be played: nothing to replay
@@ -380,32 +353,16 @@ class _Replay:
     def _check_log(self, entries: list[Entry]) -> None:
         """Sequences, envelopes, the hash chain and the deck commitments, in one pass."""
         table_id = self.out.table_id
-        tid = _str(table_id)
-        heads: dict[str, tuple] = {}        # type -> (schema_version, STR(type) || U32(version))
         started: dict[int, tuple] = {}
         prev = GENESIS_HASH
-        for e in entries:
+        for e, h in zip(entries, LogHasher().hashes(entries)):
             kind = e.kind
             prev_hash = e.prev_hash
             if (e.sequence != e.position or e.table_id != table_id or kind is None or e.type != kind
                     or not e.envelope_ok or prev_hash != prev):
                 self._envelope(e, prev, table_id)
-            # event_hash's bytes, built here from cached pieces (it is the hot loop); any doubt
-            # is settled by event_hash itself, which reports the violation.
-            try:
-                head = heads.get(e.type)
-                if head is None or head[0] != e.schema_version:
-                    head = heads[e.type] = (e.schema_version, _str(e.type) + _U32(e.schema_version))
-                rid = e.request_id.encode()
-                payload = e.payload
-                data = b"".join((prev_hash, tid if e.table_id == table_id else _str(e.table_id),
-                                 _U64(e.sequence), head[1], _U32(len(rid)), rid,
-                                 _I64_U32(e.time_us, len(payload)), payload))
-                ok = sha256(data).digest() == e.hash and len(prev_hash) == 32
-            except (struct.error, OverflowError):
-                ok = False
-            if not ok:
-                self._hash(e)
+            if h != e.hash:
+                self._hash(e, h)
             prev = e.hash
             if kind in _DECK_EVENTS:
                 self._deck_event(e, kind, started)
@@ -441,14 +398,10 @@ class _Replay:
             fail(at, "chain", "prev_hash is not the previous event's hash: an event before this one "
                  "was changed, removed or added", prev.hex(), e.prev_hash.hex())
 
-    def _hash(self, e: Entry) -> None:
-        try:
-            h = event_hash(e.prev_hash, e.table_id, e.sequence, e.type, e.schema_version,
-                           e.request_id, e.time_us, e.payload)
-        except ValueError as err:
-            self.fail(e.position, "hash", f"the event's fields cannot be hashed: {err}")
-            return
-        if h != e.hash:
+    def _hash(self, e: Entry, h: bytes | ValueError) -> None:
+        if isinstance(h, ValueError):
+            self.fail(e.position, "hash", f"the event's fields cannot be hashed: {h}")
+        else:
             self.fail(e.position, "hash", "the hash does not match the event: it was changed after "
                       "it was written", h.hex(), e.hash.hex())
 
@@ -477,7 +430,10 @@ class _Replay:
                           "yet a deck is revealed for it")
                 return
             dealt, salt, commitment, where = started[body.deal_number]
-            deck = _deck(body.deck)
+            if dealt is not None and e.payload == _revealed_bytes(body.deal_number, dealt, salt):
+                deck = dealt                 # the deck and salt dealt, no card read one by one
+            else:
+                deck = _deck(body.deck)
             if deck is None or deck != dealt or body.salt != salt:
                 self.fail(e.position, "reveal", f"deal {body.deal_number}: the revealed deck and salt "
                           f"are not those dealt at seq {where}",
@@ -499,8 +455,10 @@ class _Replay:
             self.counts["derived"] += 1
             self.fail(e.position, "derived", f"{e.kind} follows from no action: it was added "
                       "or moved", "-", e.kind)
-        counts, fast = self.counts, self.fast
+        fast = self.fast
+        play, act, decide_ = self._play, self._act, self._decide
         stopped = 0         # where the game replay stopped (0: it did not), until it goes on
+        legal = 0           # commands checked (counted here: most events are one)
         for i, j in zip(starts, [*starts[1:], n]):
             group = entries[i:j]
             kind = group[0].kind
@@ -508,14 +466,15 @@ class _Replay:
             # until it can check again; seat and table commands are checked meanwhile (they do
             # not depend on the cards).
             if not stopped or (kind not in ACTIONS and state.exists):
-                counts["legal"] += 1
+                legal += 1
                 if fast and kind in ACTIONS and state.status == PLAYING:
-                    going = (self._play if kind == "card_played" else self._act)(state, group)
+                    going = (play if kind == "card_played" else act)(state, group)
                 else:
-                    going = self._decide(state, group)
+                    going = decide_(state, group)
                 if going:
                     continue
                 if self.halted:
+                    self.counts["legal"] += legal
                     self.out.notes.append(
                         f"the game replay stopped at seq {group[0].position}: the {n - j} events "
                         "after this command's were not replayed (their sequence, chain and deck "
@@ -530,6 +489,7 @@ class _Replay:
                     f"from seq {stopped} to {went_on.position} were not checked, the game taken as "
                     "the log gives it")
                 stopped = 0
+        self.counts["legal"] += legal
         if stopped:
             self.out.notes.append(
                 f"the game replay stopped at seq {stopped}: the game's actions after it were not "
@@ -550,21 +510,19 @@ class _Replay:
         for e in group:
             kind = e.kind
             timeline.append((e.position, e.event))
-            state.version = e.position
-            state.last_event_us = e.at_us
-            if kind not in NOT_A_TURN:
-                state.turn_since_us = e.at_us
-            if kind in ACTIONS:
+            body = getattr(e.event, kind)
+            if kind in ACTIONS:                  # not played on the replay's game
+                evolve_body(state, kind, body, e.position, e.at_us, move_game=False)
                 continue
             if kind == "deal_started":
                 if went_on is None and self._deal_from_log(state, e):
                     went_on = e
+                evolve_body(state, kind, body, e.position, e.at_us, move_game=False)
                 continue
             try:
-                evolve(state, e.event)
+                evolve_body(state, kind, body, e.position, e.at_us)
             except Exception:  # noqa: BLE001 - an event the state cannot take: the log's word fails
                 continue
-            state.version = e.position
             game = state.game
             if kind == "game_started":
                 self.log_score = None
@@ -590,7 +548,6 @@ class _Replay:
             game.start_deal(deck)
         except IllegalAction:
             return False
-        state.deal_started = body
         return True
 
     def _decide(self, state: TableState, group: list[Entry]) -> bool:
@@ -611,17 +568,8 @@ class _Replay:
             self._check_bot(state, e, command.seat, command.action, command.bot)
         next_deal = _next_deal(group, self.decks)
         try:
-            if is_act:
-                # decide copies the game to stay pure; the replay owns its game, so it gives decide
-                # a state whose game is a handle whose copy() is that game: decide's code runs as
-                # is and moves the replay's game (an illegal action raises before anything changes).
-                shim = self.shim
-                shim.__dict__.update(state.__dict__)
-                shim.game = _InPlace(state.game) if state.game is not None else None
-                if command.bot is not None and command.bot.timer:
-                    produced = self._timer_move(state, shim, e, command, next_deal)
-                else:
-                    produced = decide(shim, command, next_deal)
+            if is_act and command.bot is not None and command.bot.timer:
+                produced = self._timer_move(state, e, command, next_deal)
             else:
                 produced = decide(state, command, next_deal)
         except IllegalAction as err:
@@ -632,30 +580,23 @@ class _Replay:
             self.fail(at, "legal", f"{kind}: refused: {err.message}", rule=err.reason)
             return state.exists
         self._compare(group, produced)
-        if is_act:
-            return self._follow_action(state, group, produced, [p.WhichOneof("body") for p in produced],
-                                       next_deal)
         return self._follow(state, group, produced, next_deal)
 
-    def _timer_move(self, state: TableState, shim: TableState, e: Entry, command: Act,
-                    next_deal: NextDeal) -> list:
+    def _timer_move(self, state: TableState, e: Entry, command: Act, next_deal: NextDeal) -> list:
         """A timer move through decide (``TimerMove`` at the event's time); if decide finds it not
         due, that is reported and the move is replayed all the same (as an ``Act``)."""
         try:
-            return decide(shim, TimerMove(command.seat, command.action, command.bot, e.at_us), next_deal)
+            return decide(state, TimerMove(command.seat, command.action, command.bot, e.at_us), next_deal)
         except Refused as err:
             if err.reason != "TIMER_NOT_DUE":
                 raise
-            if self._timer_due(state, e, command.seat):      # decide and the mirror disagree
-                self.fail(e.position, "legal", f"{e.kind}: refused: {err.message}", rule=err.reason)
-            return decide(shim, command, next_deal)
+            self._not_due(state, e, command.seat)
+            return decide(state, command, next_deal)
 
-    def _timer_due(self, state: TableState, e: Entry, seat: int) -> bool:
-        """decide's ``TimerMove`` check at the event's time; reports the finding when not due."""
+    def _not_due(self, state: TableState, e: Entry, seat: int) -> None:
+        """Why decide found a timer move not due at the event's time, as a finding."""
         deadline = state.turn_deadline_us()
         to_act = state.to_act()
-        if deadline is not None and to_act == seat and e.at_us >= deadline:
-            return True
         timer = state.created.turn_timer_s if state.created else 0
         what = f"{e.kind} by seat {seat}: a timer move (BotMove.timer)"
         if not timer:
@@ -674,7 +615,6 @@ class _Replay:
             self.fail(e.position, "legal", f"{what} {(e.at_us - state.turn_since_us) / 1e6:.3f} s "
                       f"into its turn, before its {timer} s turn timer ran out: the seat was not "
                       "late", f"at or after {_when(deadline)}", _when(e.at_us), "TIMER_NOT_DUE")
-        return False
 
     def _act(self, state: TableState, group: list[Entry]) -> bool:
         """A bid or a declaration while the game is on: decide's ``_act``, in place (a card: ``_play``).
@@ -683,20 +623,18 @@ class _Replay:
         event, then the events that follow with ``outcome_events`` (and ``game_over_events`` when
         the game ends). Here the action is applied to the replay's game, and the events that
         follow come from those same functions (``_after_action``). The action's own event is
-        compared byte for byte (its announcement is filled by the server). A timer move is
-        checked due as decide's ``TimerMove`` does. tests/review run every log and tampering both
-        ways (``fast=False`` sends everything through decide) and expect the same findings.
+        compared byte for byte (its announcement is filled by the server). A bad message and a
+        timer move (decide judges it due) go to ``_decide``.
         """
         e = group[0]
         try:
             seat, action, bot = self._action(e)
-        except BadMessage as err:
-            self.fail(e.position, "legal", f"{e.kind}: {err}", rule="BAD_MESSAGE")
-            return False
+        except BadMessage:
+            return self._decide(state, group)
         if bot is not None:
-            self._check_bot(state, e, seat, action, bot)
             if bot.timer:
-                self._timer_due(state, e, seat)
+                return self._decide(state, group)
+            self._check_bot(state, e, seat, action, bot)
         game = state.game
         try:
             outcomes = game.apply(seat, action)
@@ -719,17 +657,15 @@ class _Replay:
         body = e.event.card_played
         c = body.card
         action = _PLAY_OF.get((c.suit, c.rank))
-        if action is None:
-            self.fail(e.position, "legal", "card_played: not a card (a suit CLUBS..SPADES and "
-                      "a rank SEVEN..ACE)", rule="BAD_MESSAGE")
-            return False
+        if action is None:                       # not a card: decide's path reports it
+            return self._decide(state, group)
         seat = body.seat
         bot = None
         if body.HasField("bot"):
             bot = body.bot
-            self._check_bot(state, e, seat, action, bot)
             if bot.timer:
-                self._timer_due(state, e, seat)
+                return self._decide(state, group)
+            self._check_bot(state, e, seat, action, bot)
         game = state.game
         try:
             outcomes = game.play_card(seat, action.card)
@@ -740,9 +676,8 @@ class _Replay:
         if not outcomes and not body.belote and len(group) == 1:
             # Most cards: no belote call, no trick won, nothing recorded after it (_after_action's
             # first case, inlined).
-            self.out.timeline.append((e.position, e.event))
-            state.version = e.position
-            state.last_event_us = state.turn_since_us = e.at_us
+            self.timeline.append((e.position, e.event))
+            evolve_body(state, "card_played", body, e.position, e.at_us, False)
             return True
         belote = 0
         for o in outcomes:                       # the call action_event would fill in
@@ -757,9 +692,8 @@ class _Replay:
         event as the rules make it when it differs from the logged one, else None."""
         e = group[0]
         if not outcomes and own is None and len(group) == 1:   # nothing follows, as logged
-            self.out.timeline.append((e.position, e.event))
-            state.version = e.position
-            state.last_event_us = state.turn_since_us = e.at_us
+            self.timeline.append((e.position, e.event))
+            evolve_body(state, e.kind, getattr(e.event, e.kind), e.position, e.at_us, False)
             return True
         game = state.game
         next_deal = _next_deal(group, self.decks) if len(group) > 1 else _PLACEHOLDER_DEAL
@@ -810,33 +744,18 @@ class _Replay:
 
     def _follow_action(self, state: TableState, group: list[Entry], produced: list, kinds: list,
                        next_deal: NextDeal) -> bool:
-        """``_follow`` for an action's events (``kinds``: their bodies). decide has moved the
-        replay's game already (see ``MOVES_GAME``), so only the events that change the rest of
-        the state are folded; for the others the state's clock moves as ``evolve`` would move it."""
+        """``_follow`` for the events of an action decide's steps made on the replay's game
+        (``kinds``: their bodies): folded by ``evolve_body``, the game left as it moved."""
         if next_deal is _PLACEHOLDER_DEAL and self._no_deck(group, kinds):
             return False
         timeline = self.out.timeline
         last = len(group) - 1
         seq = group[0].position
-        try:
-            for k, p in enumerate(produced):
-                timeline.append((seq + k, p))
-                at_us = group[k if k < last else last].at_us
-                kind = kinds[k]
-                if kind in FOLLOWS_ACTION:
-                    p.time.FromMicroseconds(at_us)      # the rematch vote counts from GameEnded's
-                    evolve(state, p)
-                    continue
-                if kind == "deal_started":               # already dealt on the replay's game
-                    state.deal_started = p.deal_started
-                # What evolve does with the time of an event the fast path does not fold.
-                state.last_event_us = at_us
-                if kind not in NOT_A_TURN:
-                    state.turn_since_us = at_us
-        except InvalidOptions as err:
-            self.fail(seq, "legal", f"the table's options cannot be played: {err}", rule="BAD_OPTIONS")
-            self.halted = True
-            return False
+        for k, p in enumerate(produced):
+            timeline.append((seq + k, p))
+            kind = kinds[k]
+            evolve_body(state, kind, getattr(p, kind), seq + k, group[k if k < last else last].at_us,
+                        False)
         state.version = group[-1].position
         return True
 
@@ -856,23 +775,13 @@ class _Replay:
         kind = e.kind
         if kind == "card_played":
             body = e.event.card_played
-            c = body.card
-            if not 1 <= c.suit <= 4 or not 1 <= c.rank <= 8:
-                raise BadMessage("card", "not a card (a suit CLUBS..SPADES and a rank SEVEN..ACE)")
-            action = _PLAYS[(c.suit - 1) * 8 + c.rank - 1]
+            action = _PLAYS[card_from_pb(body.card)]
         elif kind == "bid_made":
             body = e.event.bid_made
-            bid = body.bid
-            call = PASS if bid.is_pass else bid.contract - 1
-            if call not in _BIDS:
-                raise BadMessage("bid.contract", f"unknown contract {bid.contract}")
-            action = _BIDS[call]
+            action = _BIDS[bid_from_pb(body.bid)]
         else:
             body = e.event.announcement_declared
-            a = body.announcement
-            if a.kind not in _KIND_FROM_PB:
-                raise BadMessage("announcement.kind", f"unknown announcement kind {a.kind}")
-            action = declaration(_KIND_FROM_PB[a.kind], a)
+            action = declaration_from_pb(body.announcement)
         return body.seat, action, body.bot if body.HasField("bot") else None
 
     def _seat_command(self, state: TableState, e: Entry):
@@ -939,10 +848,10 @@ class _Replay:
                 name, made = BOT_LEVEL_NAMES.get(takeover, takeover), _bot_name(level)
                 self.fail(at, "bot", f"a timer move is made by the table's takeover bot ({name}), "
                           f"not by a {made} bot", f"a {name} bot", f"a {made} bot")
-            if e.request_id != f"timer-{at - 1}":
+            made_by = request_ids.deadline(request_ids.TIMER, at - 1)
+            if e.request_id != made_by:
                 self.fail(at, "bot", "a timer move is appended by the server's deadline sweep under "
-                          "the request id timer-<sequence - 1>", f"timer-{at - 1}",
-                          e.request_id or "(none)")
+                          "the request id timer-<sequence - 1>", made_by, e.request_id or "(none)")
         else:
             if 0 <= seat <= 3:
                 occupant = state.seats[seat]
@@ -952,9 +861,10 @@ class _Replay:
                     name = _bot_name(level)
                     self.fail(at, "bot", f"a {name} bot's move at seat {seat}, which no {name} bot "
                               "plays", f"a {name} bot", found)
-            if e.request_id != f"bot-{at}":
+            made_by = request_ids.bot_move(at)
+            if e.request_id != made_by:
                 self.fail(at, "bot", "a bot's move is appended by the server's bot loop under the "
-                          "request id bot-<sequence>", f"bot-{at}", e.request_id or "(none)")
+                          "request id bot-<sequence>", made_by, e.request_id or "(none)")
         if not self.check_bots or state.game is None or state.to_act() != seat:
             return                                     # not its turn: the legality check says so
         self.counts["bot"] += 1
@@ -1051,13 +961,17 @@ def _when(time_us: int) -> str:
         return f"{time_us} µs"
 
 
-_CARD_OF = {(s, r): (s - 1) * 8 + r - 1 for s in range(1, 5) for r in range(1, 9)}
+def _revealed_bytes(deal_number: int, deck: list[int], salt: bytes) -> bytes:
+    """The stored bytes (``encode_body``'s) of the DeckRevealed that shows ``deck`` and ``salt``."""
+    revealed = epb.DeckRevealed(deal_number=deal_number, salt=salt)
+    add_cards(revealed, "deck", deck)
+    return epb.TableEvent(deck_revealed=revealed).SerializeToString(deterministic=True)
 
 
 def _deck(cards) -> list[int] | None:
     """A deck's card ints, or None unless it holds each of the 32 cards once."""
     try:
-        deck = [_CARD_OF[c.suit, c.rank] for c in cards]
+        deck = [CARD_OF_PB[c.suit, c.rank] for c in list(cards)]
     except KeyError:
         return None
     return deck if len(deck) == 32 and frozenset(deck) == _FULL_DECK else None

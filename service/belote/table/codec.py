@@ -1,4 +1,5 @@
-"""Between the rules' small values and the proto messages (the one wire and event schema)."""
+"""Every conversion between the rules' small values and the proto messages (the one wire and
+event schema), both ways, and between stored events and the messages they hold."""
 
 from __future__ import annotations
 
@@ -27,10 +28,16 @@ def card_to_pb(card: int) -> cpb.Card:
     return cpb.Card(suit=(card >> 3) + 1, rank=(card & 7) + 1)
 
 
+# (proto suit, proto rank) -> the rules' card: card_to_pb read backwards, for every reader of a
+# proto card (a dict lookup: the review reads every card of a log).
+CARD_OF_PB = {(pb.suit, pb.rank): card for card in range(32) for pb in (card_to_pb(card),)}
+
+
 def card_from_pb(card: cpb.Card, field: str = "card") -> int:
-    if not 1 <= card.suit <= 4 or not 1 <= card.rank <= 8:
+    found = CARD_OF_PB.get((card.suit, card.rank))
+    if found is None:
         raise BadMessage(field, f"{field}: a card needs a suit (CLUBS..SPADES) and a rank (SEVEN..ACE)")
-    return (card.suit - 1) * 8 + card.rank - 1
+    return found
 
 
 def cards_to_pb(cards) -> list[cpb.Card]:
@@ -50,9 +57,8 @@ def _card_entries(message_type, field: str) -> tuple[bytes, ...]:
 
 
 def add_cards(message, field: str, cards) -> None:
-    """Append ``cards`` to ``message``'s repeated Card ``field``, merged from cached wire bytes:
-    ten times faster than a Card message per card, for the decks of every deal (the review
-    rebuilds them all)."""
+    """Append ``cards`` to ``message``'s repeated Card ``field``, merged from cached wire bytes
+    instead of a Card message per card: the decks of every deal (the review rebuilds them all)."""
     entries = _card_entries(type(message), field)
     message.MergeFromString(b"".join([entries[c] for c in cards]))
 
@@ -71,12 +77,29 @@ def bid_to_pb(call: int) -> cpb.Bid:
     return cpb.Bid(is_pass=True) if call == PASS else cpb.Bid(contract=contract_to_pb(call))
 
 
+def bid_from_pb(bid: cpb.Bid, field: str = "bid") -> int:
+    """The rules' call (PASS or a contract) of a proto Bid."""
+    return PASS if bid.is_pass else contract_from_pb(bid.contract, f"{field}.contract")
+
+
 _KIND_TO_PB = {
     ann.TIERCE: cpb.TIERCE, ann.CINQUANTE: cpb.CINQUANTE, ann.CENT: cpb.CENT, ann.CARRE: cpb.CARRE,
     ann.COULEUR: cpb.COULEUR, ann.QUINTE_FLUSH: cpb.QUINTE_FLUSH,
     ann.CHELEM_COULEUR: cpb.CHELEM_COULEUR, ann.CAPOT_ANNONCE: cpb.CAPOT_ANNONCE,
 }
 _KIND_FROM_PB = {v: k for k, v in _KIND_TO_PB.items()}
+
+
+def declaration_from_pb(a: cpb.Announcement, field: str = "announcement") -> Declare:
+    """The rules' Declare of a declared Announcement: its kind, and its suit or (a carré) rank."""
+    kind = _KIND_FROM_PB.get(a.kind)
+    if kind is None:
+        raise BadMessage(f"{field}.kind", f"{field}.kind: unknown announcement kind {a.kind}")
+    if kind == ann.CARRE:
+        return Declare(kind, -1, a.rank - 1 if a.rank else -1)
+    # A quinte keeps its top rank (the stored announcement's, and the one legal actions offer).
+    top = a.top - 1 if kind == ann.QUINTE_FLUSH and a.top else -1
+    return Declare(kind, a.suit - 1 if a.suit else -1, top)
 
 
 def announcement_to_pb(a: ann.Announcement) -> cpb.Announcement:
@@ -111,30 +134,18 @@ def action_from_pb(action: cpb.Action):
     if which == "card":
         return Play(card_from_pb(action.card, "action.card"))
     if which == "bid":
-        if action.bid.is_pass:
-            return Bid(PASS)
-        return Bid(contract_from_pb(action.bid.contract, "action.bid.contract"))
+        return Bid(bid_from_pb(action.bid, "action.bid"))
     if which == "announce":
         a = action.announce
         if a.kind not in _KIND_FROM_PB:
             raise BadMessage("action.announce.kind", "action.announce.kind: unknown announcement kind")
-        kind = _KIND_FROM_PB[a.kind]
-        suit = a.suit - 1 if a.suit else -1
-        rank = a.rank - 1 if a.rank else -1
-        if kind in (ann.COULEUR, ann.QUINTE_FLUSH, ann.CHELEM_COULEUR) and suit < 0:
-            raise BadMessage("action.announce.suit", f"action.announce.suit: a {kind} needs its suit")
-        if kind == ann.CARRE and rank < 0:
+        declared = declaration_from_pb(a, "action.announce")
+        if declared.kind in (ann.COULEUR, ann.QUINTE_FLUSH, ann.CHELEM_COULEUR) and declared.suit < 0:
+            raise BadMessage("action.announce.suit", f"action.announce.suit: a {declared.kind} needs its suit")
+        if declared.kind == ann.CARRE and declared.rank < 0:
             raise BadMessage("action.announce.rank", "action.announce.rank: a carré needs its rank")
-        return declaration(kind, a)
+        return declared
     raise BadMessage("action", "action: set one of bid, announce or card")
-
-
-def declaration(kind: str, a: cpb.Announcement) -> Declare:
-    """The Declare an Announcement names: the suit, and the rank of a carré or a quinte's top."""
-    if kind == ann.CARRE:
-        return Declare(kind, -1, a.rank - 1)
-    top = a.top - 1 if kind == ann.QUINTE_FLUSH and a.top else -1
-    return Declare(kind, a.suit - 1 if a.suit else -1, top)
 
 
 _OUTCOME_TO_PB = {
@@ -176,3 +187,12 @@ def decode_stored(stored) -> epb.TableEvent:
     event.table_id = stored.table_id
     event.time.FromMicroseconds(stored.recorded_at_us)
     return event
+
+
+def logged_event(stored) -> epb.LoggedEvent:
+    """One line of an export: a StoredEvent as the full event with its chain fields."""
+    out = epb.LoggedEvent(table_id=stored.table_id, sequence=stored.sequence, request_id=stored.request_id,
+                          type=stored.type, schema_version=stored.schema_version,
+                          prev_hash=stored.prev_hash, hash=stored.hash, event=decode_stored(stored))
+    out.time.FromMicroseconds(stored.recorded_at_us)
+    return out

@@ -2,7 +2,8 @@
 
 Only the events that carry a choice (a deal's deck, a bid, a declaration, a card) move the
 game; the events that follow from them (contract settled, trick won, deal scored...) are in
-the log for readers and are recomputed here, not trusted.
+the log for readers and are recomputed here, not trusted. ``evolve_body`` is evolve itself, the
+event given by its parts, and may leave the game to a caller that moved it already (the review).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from belote.rules.actions import Bid, Play
 from belote.rules.options import Rules
 from belote.v1 import events_pb2 as epb
 
-from .codec import _KIND_FROM_PB, card_from_pb, declaration
+from .codec import bid_from_pb, card_from_pb, declaration_from_pb
 
 
 class Occupant(StrEnum):
@@ -38,6 +39,8 @@ CHAT_BURST, CHAT_WINDOW_S = 5, 10      # at most 5 chat messages per 10 s per au
 # Events after which the seat to act is still the one it was: they do not restart its timer.
 NOT_A_TURN = frozenset({"chat_posted", "seat_disconnected", "seat_connected", "rematch_voted",
                          "table_closed"})
+# The events whose evolve moves the game (``evolve_body(..., move_game=False)`` leaves it).
+MOVES_GAME = frozenset({"deal_started", "bid_made", "announcement_declared", "card_played"})
 
 
 @dataclass
@@ -132,22 +135,21 @@ class TableState:
 def evolve(state: TableState, event: epb.TableEvent) -> TableState:
     """Apply one stored event to ``state`` (in place) and return it."""
     kind = event.WhichOneof("body")
-    body = getattr(event, kind)
-    state.version = event.sequence
-    now_us = event.time.ToMicroseconds()
+    return evolve_body(state, kind, getattr(event, kind), event.sequence, event.time.ToMicroseconds())
+
+
+def evolve_body(state: TableState, kind: str, body, sequence: int, now_us: int,
+                move_game: bool = True) -> TableState:
+    """``evolve`` for the event of sequence ``sequence`` and time ``now_us`` whose body is
+    ``body``, of field ``kind``. ``move_game=False`` leaves the game as it is, for a caller that
+    made the event's move on it already (decide's steps, in place) or does not play it."""
+    state.version = sequence
     state.last_event_us = now_us
     if kind not in NOT_A_TURN:
         state.turn_since_us = now_us
-    if kind == "seat_disconnected":
-        state.seats[body.seat].disconnected_at_us = now_us or 1
-    elif kind == "game_ended":
-        state.game_ended_at_us = now_us
-    elif kind == "chat_posted":
-        since = now_us - CHAT_WINDOW_S * 1_000_000
-        state.chats = (*(c for c in state.chats if c[1] > since), (chat_author(body), now_us))
-    handler = _HANDLERS.get(kind)
+    handler = (_HANDLERS if move_game else _TABLE_HANDLERS).get(kind)
     if handler:
-        handler(state, body)
+        handler(state, body, now_us)
     return state
 
 
@@ -163,16 +165,16 @@ def chat_author(chat: epb.ChatPosted) -> str:
     return f"seat:{chat.seat}" if chat.seat >= 0 else f"spectator:{chat.display_name}"
 
 
-def _created(state: TableState, e: epb.TableCreated) -> None:
+def _created(state: TableState, e: epb.TableCreated, now_us: int) -> None:
     state.created = e
     state.rules = rules_from_strings(e.options)
 
 
-def _joined(state: TableState, e: epb.SeatJoined) -> None:
+def _joined(state: TableState, e: epb.SeatJoined, now_us: int) -> None:
     state.seats[e.seat] = Seat(HUMAN, e.display_name, e.token_hash, e.player_id)
 
 
-def _left(state: TableState, e: epb.SeatLeft) -> None:
+def _left(state: TableState, e: epb.SeatLeft, now_us: int) -> None:
     seat = state.seats[e.seat]
     # Before the game the seat is free again; during it the human keeps the claim to come back.
     if state.status == WAITING:
@@ -181,7 +183,7 @@ def _left(state: TableState, e: epb.SeatLeft) -> None:
         seat.occupant = EMPTY
 
 
-def _bot(state: TableState, e: epb.BotSeated) -> None:
+def _bot(state: TableState, e: epb.BotSeated, now_us: int) -> None:
     seat = state.seats[e.seat]
     if state.status == PLAYING:
         state.rated = False              # a game with a bot seat changes no rating
@@ -191,16 +193,25 @@ def _bot(state: TableState, e: epb.BotSeated) -> None:
         state.seats[e.seat] = Seat(BOT, f"bot ({epb.BotLevel.Name(e.level).lower()})", bot_level=e.level)
 
 
-def _reclaimed(state: TableState, e: epb.SeatReclaimed) -> None:
+def _reclaimed(state: TableState, e: epb.SeatReclaimed, now_us: int) -> None:
     seat = state.seats[e.seat]
     seat.occupant, seat.bot_level, seat.takeover, seat.disconnected_at_us = HUMAN, 0, False, 0
 
 
-def _connected(state: TableState, e: epb.SeatConnected) -> None:
+def _connected(state: TableState, e: epb.SeatConnected, now_us: int) -> None:
     state.seats[e.seat].disconnected_at_us = 0
 
 
-def _game_started(state: TableState, e: epb.GameStarted) -> None:
+def _disconnected(state: TableState, e: epb.SeatDisconnected, now_us: int) -> None:
+    state.seats[e.seat].disconnected_at_us = now_us or 1
+
+
+def _chat(state: TableState, e: epb.ChatPosted, now_us: int) -> None:
+    since = now_us - CHAT_WINDOW_S * 1_000_000
+    state.chats = (*(c for c in state.chats if c[1] > since), (chat_author(e), now_us))
+
+
+def _game_started(state: TableState, e: epb.GameStarted, now_us: int) -> None:
     state.status = PLAYING
     state.game_number = e.game_number
     state.game = Game(state.rules)
@@ -212,45 +223,53 @@ def _game_started(state: TableState, e: epb.GameStarted) -> None:
     state.rematch_votes = frozenset()
 
 
-def _deal_started(state: TableState, e: epb.DealStarted) -> None:
+def _deal_noted(state: TableState, e: epb.DealStarted, now_us: int) -> None:
     state.deal_started = e
+
+
+def _deal_started(state: TableState, e: epb.DealStarted, now_us: int) -> None:
+    _deal_noted(state, e, now_us)
     state.game.start_deal([card_from_pb(c) for c in e.deck])
 
 
-def _bid(state: TableState, e: epb.BidMade) -> None:
-    call = -1 if e.bid.is_pass else e.bid.contract - 1
-    state.game.apply(e.seat, Bid(call))
+def _bid(state: TableState, e: epb.BidMade, now_us: int) -> None:
+    state.game.apply(e.seat, Bid(bid_from_pb(e.bid)))
 
 
-def _declared(state: TableState, e: epb.AnnouncementDeclared) -> None:
-    state.game.apply(e.seat, declaration(_KIND_FROM_PB[e.announcement.kind], e.announcement))
+def _declared(state: TableState, e: epb.AnnouncementDeclared, now_us: int) -> None:
+    state.game.apply(e.seat, declaration_from_pb(e.announcement))
 
 
-def _card(state: TableState, e: epb.CardPlayed) -> None:
+def _card(state: TableState, e: epb.CardPlayed, now_us: int) -> None:
     state.game.apply(e.seat, Play(card_from_pb(e.card)))
 
 
-def _scored(state: TableState, e: epb.DealScored) -> None:
+def _scored(state: TableState, e: epb.DealScored, now_us: int) -> None:
     state.last_score = e
 
 
-def _game_ended(state: TableState, e: epb.GameEnded) -> None:
+def _game_ended(state: TableState, e: epb.GameEnded, now_us: int) -> None:
+    state.game_ended_at_us = now_us
     state.status = FINISHED
     state.winning_team = e.winning_team
 
 
-def _rematch_voted(state: TableState, e: epb.RematchVoted) -> None:
+def _rematch_voted(state: TableState, e: epb.RematchVoted, now_us: int) -> None:
     state.rematch_votes = state.rematch_votes | {e.seat}
 
 
-def _closed(state: TableState, e: epb.TableClosed) -> None:
+def _closed(state: TableState, e: epb.TableClosed, now_us: int) -> None:
     state.closed = True
 
 
-_HANDLERS = {
+# What each kind of event does to the state besides its clock (the rest do nothing more).
+_TABLE_HANDLERS = {
     "table_created": _created, "seat_joined": _joined, "seat_left": _left, "bot_seated": _bot,
-    "seat_reclaimed": _reclaimed, "seat_connected": _connected, "game_started": _game_started, "deal_started": _deal_started,
-    "bid_made": _bid, "announcement_declared": _declared, "card_played": _card,
+    "seat_reclaimed": _reclaimed, "seat_connected": _connected, "seat_disconnected": _disconnected,
+    "chat_posted": _chat, "game_started": _game_started, "deal_started": _deal_noted,
     "deal_scored": _scored, "game_ended": _game_ended, "rematch_voted": _rematch_voted,
     "table_closed": _closed,
 }
+# The same with the game's moves (MOVES_GAME).
+_HANDLERS = {**_TABLE_HANDLERS, "deal_started": _deal_started, "bid_made": _bid,
+             "announcement_declared": _declared, "card_played": _card}
