@@ -7,7 +7,7 @@ import random
 
 import pytest
 from belote.bots.inference import read_knowledge
-from belote.bots.search import Position, SearchRules, rollout, solve
+from belote.bots.search import Position, SearchRules, greedy_card, rollout, solve
 from belote.rules import PLAYING, cards_of, contract_table, rules_for
 from belote.rules.cards import SUIT_MASK
 from belote.rules.play import PLAY_RULES, CardPlay
@@ -95,6 +95,21 @@ def test_rollouts_play_legal_cards_to_the_end():
         total = rollout(pos)
         assert -pos.r.capot_bonus <= total <= pos.r.deal_total + pos.r.capot_bonus
         assert pos.tricks_left == 8, "the position itself is untouched"
+
+
+@pytest.mark.parametrize("preset", ["classic", "belgian", "enhanced", "modern"])
+def test_rollout_plays_the_greedy_policy_card_for_card(preset):
+    """The rollout is greedy_card over local variables: on random positions (mid-trick too),
+    it ends on the value of playing greedy_card on a Position, card after card."""
+    rules = rules_for(preset)
+    rng = random.Random(f"rollout:{preset}")
+    for _ in range(300):
+        play = random_position(rules, rng, rng.randint(1, 8), rng.randrange(4))
+        pos = position_of(play, rules)
+        reference = pos.copy()
+        while reference.tricks_left:
+            reference.play(greedy_card(reference))
+        assert rollout(pos) == reference.final_value()
 
 
 @pytest.mark.parametrize("preset", PRESETS)
