@@ -18,6 +18,7 @@ same move on any machine.
 from __future__ import annotations
 
 import random
+from typing import NamedTuple
 
 from belote.rules.cards import cards_of
 
@@ -28,35 +29,47 @@ from .outcome import deal_value
 from .reading import table_of
 from .search import Position, SearchRules, rollout, solve
 
-# Effort per card decision, in sampled deals and search nodes (not time: see module doc).
-SEARCH_FROM_TRICK = 2         # tricks 1 and 2 follow the rules of thumb (see choose_card)
-ROLLOUT_SAMPLES = 64          # deals sampled while more than EXACT_TRICKS tricks remain
-EXACT_SAMPLES = 24            # deals sampled for the exact endgame search
-EXACT_TRICKS = 3              # exact search once this many tricks (the current one included) remain
-NODE_BUDGET = 60_000          # alpha-beta nodes per decision; past it, rollouts finish the job
+
+class Effort(NamedTuple):
+    """Effort per card decision, in sampled deals and search nodes (not time: see module doc)."""
+
+    search_from_trick: int    # tricks before it follow the rules of thumb (see choose_card)
+    rollout_samples: int      # deals sampled while more than exact_tricks tricks remain
+    exact_samples: int        # deals sampled for the exact endgame search
+    exact_tricks: int         # exact search once this many tricks (the current one included) remain
+    node_budget: int          # alpha-beta nodes per decision; past it, rollouts finish the job
 
 
-def choose(view, seed: int):
-    return normal.choose_with(view, lambda v, legal: choose_card(v, legal, seed))
+# Each version a recorded move may name (BotMove.version), the last one the current: a log is
+# recomputed with the effort its moves were made with.
+VERSIONS = {
+    0: Effort(2, 64, 24, 3, 60_000),
+}
+CURRENT = max(VERSIONS)
 
 
-def choose_card(view, legal: int, seed: int) -> int:
+def choose(view, seed: int, version: int = CURRENT):
+    effort = VERSIONS[version]
+    return normal.choose_with(view, lambda v, legal: choose_card(v, legal, seed, effort))
+
+
+def choose_card(view, legal: int, seed: int, effort: Effort = VERSIONS[CURRENT]) -> int:
     if legal & (legal - 1) == 0:
         return legal.bit_length() - 1
     if not view.trick and normal.team_declared_capot(view):
         return capot_lead(view, legal)
-    if len(view.tricks) < SEARCH_FROM_TRICK:
+    if len(view.tricks) < effort.search_from_trick:
         # With 24+ cards hidden, open-handed play-outs judge the first tricks (opening leads,
         # drawing trumps) worse than the rules of thumb do: measured, searching them cost
         # 4 points per deal against the normal bot. The search takes over from trick 3.
         return normal.choose_card(view, legal)
-    scores = card_scores(view, legal, seed)
+    scores = card_scores(view, legal, seed, effort)
     # Ties (equivalent cards) go to the normal bot's rule of thumb, then to the lowest card.
     preferred = normal.choose_card(view, legal)
     return max(scores, key=lambda c: (round(scores[c], 6), c == preferred, -c))
 
 
-def card_scores(view, legal: int, seed: int) -> dict[int, float]:
+def card_scores(view, legal: int, seed: int, effort: Effort = VERSIONS[CURRENT]) -> dict[int, float]:
     """Mean deal score difference each legal card brings over the sampled deals."""
     rng = random.Random(seed)
     table = table_of(view)
@@ -68,12 +81,12 @@ def card_scores(view, legal: int, seed: int) -> dict[int, float]:
     won_mine = sum(1 for _l, _c, w, _p in view.tricks if w & 1 == team)
     won = (won_mine, len(view.tricks) - won_mine)
     tricks_left = 8 - len(view.tricks)
-    exact = tricks_left <= EXACT_TRICKS
+    exact = tricks_left <= effort.exact_tricks
     moves = cards_of(legal)
     totals = dict.fromkeys(moves, 0.0)
-    nodes_left = NODE_BUDGET
+    nodes_left = effort.node_budget
     cache: dict = {}
-    samples = EXACT_SAMPLES if exact else ROLLOUT_SAMPLES
+    samples = effort.exact_samples if exact else effort.rollout_samples
     for _ in range(samples):
         hands = knowledge.sample(rng)
         value_of = deal_value(view, table, hands, played_by, order_played, cache)
