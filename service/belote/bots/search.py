@@ -386,8 +386,7 @@ class Solver:
         self.budget = budget
         self.nodes = 0
         self.table: dict = {}
-        self.high_to_low = tuple(tuple(sorted(range(s * 8, s * 8 + 8), key=lambda c: -r.order[c]))
-                                 for s in range(4))
+        self.high_to_low = _high_to_low(r.order)
 
     def value_after(self, card: int) -> int:
         """Value of the deal for the team once the seat to play plays ``card``."""
@@ -522,16 +521,22 @@ class Solver:
         points = self.r.points
         cards = []
         for suit in range(4):
-            if not legal & SUIT_MASK[suit]:
+            mine = legal & SUIT_MASK[suit]
+            if not mine:
+                continue
+            if not mine & (mine - 1):
+                cards.append(mine.bit_length() - 1)
                 continue
             kept = -1
             for c in self.high_to_low[suit]:
                 bit = 1 << c
-                if legal & bit:
-                    if kept >= 0 and points[c] == points[kept]:
-                        continue                    # same as ``kept`` for every outcome
-                    cards.append(c)
+                if mine & bit:
+                    mine ^= bit
+                    if kept < 0 or points[c] != points[kept]:
+                        cards.append(c)             # else the same as ``kept`` for every outcome
                     kept = c
+                    if not mine:
+                        break
                 elif live & bit:
                     kept = -1
         if n == 0 or best_seat == seat ^ 2 or len(cards) < 2:
@@ -548,6 +553,12 @@ class Solver:
                 others.append(c)
         others.reverse()
         return winners + others
+
+
+@cache
+def _high_to_low(order: tuple) -> tuple:
+    """Per suit, its cards from the highest in ``order``."""
+    return tuple(tuple(sorted(range(s * 8, s * 8 + 8), key=lambda c: -order[c])) for s in range(4))
 
 
 def solve(pos: Position, budget: int) -> tuple[dict[int, int] | None, int]:
