@@ -17,17 +17,18 @@ same move on any machine.
 
 from __future__ import annotations
 
+import math
 import random
 from typing import NamedTuple
 
-from belote.rules.cards import cards_of
+from belote.rules.cards import FULL_DECK, cards_of
 
 from . import normal
 from .announcing import capot_lead
 from .inference import read_knowledge
 from .outcome import deal_value
 from .reading import table_of
-from .search import Position, SearchRules, rollout, solve
+from .search import Position, SearchRules, equivalent_cards, rollout, solve
 
 
 class Effort(NamedTuple):
@@ -38,6 +39,14 @@ class Effort(NamedTuple):
     exact_samples: int        # deals sampled for the exact endgame search
     exact_tricks: int         # exact search once this many tricks (the current one included) remain
     node_budget: int          # alpha-beta nodes per decision; past it, rollouts finish the job
+    # Search one card of each group of equivalent ones (search.equivalent_cards) and give the
+    # others its value; version 0 searched every card.
+    one_per_group: bool = False
+    # Stop sampling early, at a multiple of ``stop_every`` samples, once the best card leads
+    # every other by more than ``stop_z`` standard errors of their paired difference: clear
+    # decisions take fewer samples, close ones all of them. 0: never (version 0).
+    stop_z: float = 0.0
+    stop_every: int = 16
 
 
 # Each version a recorded move may name (BotMove.version), the last one the current: a log is
@@ -84,27 +93,68 @@ def card_scores(view, legal: int, seed: int, effort: Effort = VERSIONS[CURRENT])
     exact = tricks_left <= effort.exact_tricks
     moves = cards_of(legal)
     totals = dict.fromkeys(moves, 0.0)
+    if effort.one_per_group:
+        live = FULL_DECK & ~played_by[0] & ~played_by[1] & ~played_by[2] & ~played_by[3]
+        for c in view.trick:
+            live |= 1 << c
+        group = equivalent_cards(r, legal, live)
+        searched = sorted(set(group.values()))
+    else:
+        group = {c: c for c in moves}
+        searched = moves
     nodes_left = effort.node_budget
     cache: dict = {}
     samples = effort.exact_samples if exact else effort.rollout_samples
-    for _ in range(samples):
+    per_sample: dict[int, list[float]] = {c: [] for c in searched}
+    done = 0
+    for done in range(1, samples + 1):
         hands = knowledge.sample(rng)
         value_of = deal_value(view, table, hands, played_by, order_played, cache)
         pos = Position(r, hands, team, view.trick_leader, list(view.trick), points, won,
                        tricks_left)
         values = None
         if exact and nodes_left > 0:
-            values, used = solve(pos, nodes_left)
+            values, used = solve(pos, nodes_left, searched)
             nodes_left -= used
         if values is None:
             values = {}
-            for card in moves:
+            for card in searched:
                 after = pos.copy()
                 after.play(card)
                 values[card] = rollout(after)
-        for card in moves:
-            totals[card] += value_of(values[card])
-    return {c: t / samples for c, t in totals.items()}
+        for card in searched:
+            per_sample[card].append(value_of(values[card]))
+        if effort.stop_z and done % effort.stop_every == 0 and done < samples \
+                and _clear_best(per_sample, effort.stop_z):
+            break
+    return {c: _total(per_sample[group[c]]) / done for c in moves}
+
+
+def _total(values: list[float]) -> float:
+    """Added in order, as version 0 did (``sum`` of floats differs across Python versions)."""
+    total = 0.0
+    for v in values:
+        total += v
+    return total
+
+
+def _clear_best(per_sample: dict[int, list[float]], z: float) -> bool:
+    """Does the card of the best mean lead each other card by more than ``z`` standard errors of
+    their paired difference over the samples so far?"""
+    if len(per_sample) < 2:
+        return True
+    n = len(next(iter(per_sample.values())))
+    best = max(per_sample, key=lambda c: (math.fsum(per_sample[c]), -c))
+    top = per_sample[best]
+    for card, values in per_sample.items():
+        if card == best:
+            continue
+        diffs = [a - b for a, b in zip(top, values)]
+        mean = math.fsum(diffs) / n
+        var = math.fsum((d - mean) ** 2 for d in diffs) / (n - 1)
+        if mean * mean * n <= z * z * var or mean <= 0:
+            return False
+    return True
 
 
 def _history(view) -> tuple[list[int], list[int]]:

@@ -561,13 +561,33 @@ def _high_to_low(order: tuple) -> tuple:
     return tuple(tuple(sorted(range(s * 8, s * 8 + 8), key=lambda c: -order[c])) for s in range(4))
 
 
-def solve(pos: Position, budget: int) -> tuple[dict[int, int] | None, int]:
-    """Exact value of each legal card for ``pos.team`` (None past ``budget`` nodes), and the
-    nodes spent. The seat to play must be on ``pos.team``."""
+def equivalent_cards(r: SearchRules, cards: int, live: int) -> dict[int, int]:
+    """Each of ``cards`` (one hand's) -> the highest card of its group of equivalent ones: same
+    suit and points, no ``live`` card (one not played yet, or on the table) between them in the
+    order. Equivalent cards bring the same value in every deal."""
+    order, points = _high_to_low(r.order), r.points
+    out = {}
+    for suit in range(4):
+        kept = -1
+        for c in order[suit]:
+            bit = 1 << c
+            if cards & bit:
+                if kept < 0 or points[c] != points[kept]:
+                    kept = c
+                out[c] = kept
+            elif live & bit:
+                kept = -1
+    return out
+
+
+def solve(pos: Position, budget: int, cards: list[int] | None = None
+          ) -> tuple[dict[int, int] | None, int]:
+    """Exact value of each legal card (or of ``cards``) for ``pos.team`` (None past ``budget``
+    nodes), and the nodes spent. The seat to play must be on ``pos.team``."""
     solver = Solver(pos, budget)
     values = {}
     try:
-        for card in cards_of(pos.legal()):
+        for card in cards_of(pos.legal()) if cards is None else cards:
             values[card] = solver.value_after(card)
     except BudgetExceeded:
         return None, solver.nodes
