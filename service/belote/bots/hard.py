@@ -92,7 +92,6 @@ def card_scores(view, legal: int, seed: int, effort: Effort = VERSIONS[CURRENT])
     tricks_left = 8 - len(view.tricks)
     exact = tricks_left <= effort.exact_tricks
     moves = cards_of(legal)
-    totals = dict.fromkeys(moves, 0.0)
     if effort.one_per_group:
         live = FULL_DECK & ~played_by[0] & ~played_by[1] & ~played_by[2] & ~played_by[3]
         for c in view.trick:

@@ -190,20 +190,7 @@ def greedy_card(pos: Position) -> int:
     seat = pos.turn
     hands = pos.hands
     if not pos.trick:
-        higher, tm = r.higher, r.trump_mask
-        others = hands[seat ^ 1] | hands[seat ^ 3] | hands[seat ^ 2]
-        left, right = hands[(seat + 1) & 3], hands[(seat + 3) & 3]
-        opp_trumps = (left | right) & tm
-        safe = 0
-        m = legal
-        while m:
-            low = m & -m
-            m ^= low
-            c = low.bit_length() - 1
-            if not higher[c] & others:
-                suit = SUIT_MASK[c >> 3]
-                if low & tm or not opp_trumps or (left & suit and right & suit):
-                    safe |= low
+        safe = _safe_leads(legal, seat, hands, r.higher, r.trump_mask)
         return _pick_min(safe, r.rich_key) if safe else _pick_min(legal, r.cheap_key)
     later = [(seat + k) & 3 for k in range(1, 4 - len(pos.trick))]
     best = pos.best
@@ -225,6 +212,25 @@ def greedy_card(pos: Position) -> int:
         if sure:
             return _pick_min(sure, r.win_key)
     return _pick_min(legal & ~winners or legal, r.cheap_key)
+
+
+def _safe_leads(legal: int, seat: int, hands: list[int], higher: tuple, tm: int) -> int:
+    """The masters ``seat`` may lead that nobody can ruff (a trump, or a suit both opponents
+    still hold, or no opponent has a trump)."""
+    others = hands[seat ^ 1] | hands[seat ^ 3] | hands[seat ^ 2]
+    left, right = hands[(seat + 1) & 3], hands[(seat + 3) & 3]
+    opp_trumps = (left | right) & tm
+    safe = 0
+    m = legal
+    while m:
+        low = m & -m
+        m ^= low
+        c = low.bit_length() - 1
+        if not higher[c] & others:
+            suit = SUIT_MASK[c >> 3]
+            if low & tm or not opp_trumps or (left & suit and right & suit):
+                safe |= low
+    return safe
 
 
 def _can_be_beaten(card: int, later: list[int], hands: list[int], led: int, r: SearchRules) -> bool:
@@ -275,18 +281,7 @@ def rollout(pos: Position) -> int:
         else:
             pick, key = 0, cheap
             if not n:
-                others = hands[seat ^ 1] | hands[seat ^ 3] | hands[seat ^ 2]
-                lh, rh = hands[(seat + 1) & 3], hands[(seat + 3) & 3]
-                opp_trumps = (lh | rh) & tm
-                m = legal
-                while m:
-                    low = m & -m
-                    m ^= low
-                    c = low.bit_length() - 1
-                    if not higher[c] & others:
-                        suit = SUIT_MASK[c >> 3]
-                        if low & tm or not opp_trumps or (lh & suit and rh & suit):
-                            pick |= low
+                pick = _safe_leads(legal, seat, hands, higher, tm)
                 if pick:
                     key = rich
                 else:
@@ -316,13 +311,7 @@ def rollout(pos: Position) -> int:
                         key = win
                     else:
                         pick = legal & ~winners or legal
-            card, best_key = -1, 1 << 30
-            while pick:
-                low = pick & -pick
-                pick ^= low
-                c = low.bit_length() - 1
-                if key[c] < best_key:
-                    card, best_key = c, key[c]
+            card = _pick_min(pick, key)
         # Position.play, inlined
         hands[seat] ^= 1 << card
         if not n:
@@ -357,7 +346,7 @@ def _beatable(card: int, later, led: int, tm: int, higher: tuple) -> bool:
     """:func:`_can_be_beaten` given the hands still to play this trick."""
     beats = higher[card]
     plain = not (1 << card) & tm
-    for hand in later:
+    for hand in later:  # noqa: SIM110 - a loop: no generator built per rollout card
         if hand & beats or (plain and hand & tm and not hand & led):
             return True
     return False
