@@ -123,3 +123,26 @@ def test_the_review_recomputes_each_move_at_its_recorded_version(game_before_ver
     found = [v for v in result.violations if v.check == "bot"]
     assert [v.sequence for v in found] == [log[i].sequence]
     assert "no version 99 of the hard bot" in found[0].message
+
+
+def test_version_1_plays_fewer_rollouts_for_the_same_decisions(monkeypatch):
+    """Version 1 searches one card per group of equivalent ones and stops sampling on a clear
+    lead: on the same views and seeds, far fewer rollouts, and nearly always the same card."""
+    counted = {"n": 0}
+    real = hard.rollout
+
+    def rollout(pos):
+        counted["n"] += 1
+        return real(pos)
+
+    monkeypatch.setattr(hard, "rollout", rollout)
+    views = searched_views("classic")
+    made = {}
+    for version in (0, 1):
+        counted["n"] = 0
+        made[version] = [bots.choose(HARD, v, 1000 + i, version) for i, v in enumerate(views)]
+        made[version, "rollouts"] = counted["n"]
+    assert made[1, "rollouts"] < 0.8 * made[0, "rollouts"]
+    same = sum(a == b for a, b in zip(made[0], made[1]))
+    assert same >= 0.9 * len(views)
+    assert all(a in v.legal for a, v in zip(made[1], views))

@@ -53,6 +53,9 @@ class Effort(NamedTuple):
 # recomputed with the effort its moves were made with.
 VERSIONS = {
     0: Effort(2, 64, 24, 3, 60_000),
+    # The same search, a third of its rollouts saved: one card per group of equivalent ones,
+    # and clear decisions stop at 16, 32 or 48 samples (docs/performance.md, "Bots").
+    1: Effort(2, 64, 24, 3, 60_000, one_per_group=True, stop_z=2.0, stop_every=16),
 }
 CURRENT = max(VERSIONS)
 
