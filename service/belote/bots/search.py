@@ -274,6 +274,26 @@ def rollout(pos: Position) -> int:
     won_mine, won_other = pos.tricks_won
     seat = pos.turn
     while left:
+        if left == 1 and not n:
+            # The last trick: one card in each hand, no choice.
+            best = hands[seat].bit_length() - 1
+            best_seat = seat
+            tpts = points_of[best] + r.last_trick_bonus
+            for k in (1, 2, 3):
+                s = (seat + k) & 3
+                c = hands[s].bit_length() - 1
+                tpts += points_of[c]
+                if c >> 3 == best >> 3:
+                    if order[c] > order[best]:
+                        best, best_seat = c, s
+                elif (1 << c) & tm and not (1 << best) & tm:
+                    best, best_seat = c, s
+            if (best_seat & 1) == team:
+                points += tpts
+                won_mine += 1
+            else:
+                won_other += 1
+            break
         hand = hands[seat]
         legal = legal_mask(hand, led, best, best_seat == seat ^ 2, r)
         if not legal & (legal - 1):
