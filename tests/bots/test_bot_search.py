@@ -192,11 +192,13 @@ def test_equivalent_cards_have_the_same_exact_value(preset):
     assert grouped > 0
 
 
-def test_sampling_stops_only_when_the_best_card_clearly_leads():
-    from belote.bots.hard import _clear_best
+def test_sampling_drops_only_the_cards_the_best_one_clearly_leads():
+    from belote.bots.hard import _outclassed
     steady = [10.0 + (i % 3) for i in range(16)]
-    assert _clear_best({1: steady, 2: [x - 8 for x in steady], 3: [x - 30 for x in steady]}, 3.0)
     noisy = [(-1) ** i * 20.0 for i in range(16)]
-    assert not _clear_best({1: [x + 2 for x in noisy], 2: noisy[::-1]}, 3.0)
-    assert not _clear_best({1: steady, 2: steady[:]}, 3.0), "a tie is never clear"
-    assert _clear_best({5: steady}, 3.0), "one card to search: nothing to weigh"
+    assert _outclassed({1: steady, 2: [x - 8 for x in steady], 3: [x - 30 for x in steady]},
+                       3.0) == {2, 3}
+    close = {1: [x + 2 for x in noisy], 2: noisy[::-1], 3: [x - 50 for x in steady]}
+    assert _outclassed(close, 3.0) == {3}, "1 and 2 stay: their difference is noise"
+    assert _outclassed({1: steady, 2: steady[:]}, 3.0) == set(), "a tie is never clear"
+    assert _outclassed({5: steady}, 3.0) == set()

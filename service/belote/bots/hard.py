@@ -42,9 +42,10 @@ class Effort(NamedTuple):
     # Search one card of each group of equivalent ones (search.equivalent_cards) and give the
     # others its value; version 0 searched every card.
     one_per_group: bool = False
-    # Stop sampling early, at a multiple of ``stop_every`` samples, once the best card leads
-    # every other by more than ``stop_z`` standard errors of their paired difference: clear
-    # decisions take fewer samples, close ones all of them. 0: never (version 0).
+    # At each multiple of ``stop_every`` samples, drop the cards the best one leads by more than
+    # ``stop_z`` standard errors of their paired difference, and stop once one is left: clear
+    # decisions take fewer samples, close ones all of them for the close cards. 0: never
+    # (version 0).
     stop_z: float = 0.0
     stop_every: int = 16
 
@@ -82,7 +83,9 @@ def choose_card(view, legal: int, seed: int, effort: Effort = VERSIONS[CURRENT])
 
 
 def card_scores(view, legal: int, seed: int, effort: Effort = VERSIONS[CURRENT]) -> dict[int, float]:
-    """Mean deal score difference each legal card brings over the sampled deals."""
+    """Mean deal score difference each legal card brings over the sampled deals; with
+    ``effort.stop_z``, only of the cards still in the running (the others were dropped as
+    clearly worse, and their means are over fewer deals)."""
     rng = random.Random(seed)
     table = table_of(view)
     r = SearchRules.of(view.rules, table)
@@ -108,6 +111,7 @@ def card_scores(view, legal: int, seed: int, effort: Effort = VERSIONS[CURRENT])
     cache: dict = {}
     samples = effort.exact_samples if exact else effort.rollout_samples
     per_sample: dict[int, list[float]] = {c: [] for c in searched}
+    active = searched
     done = 0
     for done in range(1, samples + 1):
         hands = knowledge.sample(rng)
@@ -116,20 +120,44 @@ def card_scores(view, legal: int, seed: int, effort: Effort = VERSIONS[CURRENT])
                        tricks_left)
         values = None
         if exact and nodes_left > 0:
-            values, used = solve(pos, nodes_left, searched)
+            values, used = solve(pos, nodes_left, active)
             nodes_left -= used
         if values is None:
             values = {}
-            for card in searched:
+            for card in active:
                 after = pos.copy()
                 after.play(card)
                 values[card] = rollout(after)
-        for card in searched:
+        for card in active:
             per_sample[card].append(value_of(values[card]))
-        if effort.stop_z and done % effort.stop_every == 0 and done < samples \
-                and _clear_best(per_sample, effort.stop_z):
-            break
-    return {c: _total(per_sample[group[c]]) / done for c in moves}
+        if effort.stop_z and done % effort.stop_every == 0 and done < samples:
+            out = _outclassed({c: per_sample[c] for c in active}, effort.stop_z)
+            if out:
+                active = [c for c in active if c not in out]
+                if len(active) == 1:
+                    break
+    return {c: _total(per_sample[group[c]]) / done for c in moves if group[c] in active}
+
+
+def _outclassed(per_sample: dict[int, list[float]], z: float) -> set[int]:
+    """The cards the card of the best mean leads by more than ``z`` standard errors of their
+    paired difference over the samples so far: sampling them further would not change the
+    choice."""
+    if len(per_sample) < 2:
+        return set()
+    n = len(next(iter(per_sample.values())))
+    best = max(per_sample, key=lambda c: (math.fsum(per_sample[c]), -c))
+    top = per_sample[best]
+    out = set()
+    for card, values in per_sample.items():
+        if card == best:
+            continue
+        diffs = [a - b for a, b in zip(top, values)]
+        mean = math.fsum(diffs) / n
+        var = math.fsum((d - mean) ** 2 for d in diffs) / (n - 1)
+        if mean > 0 and mean * mean * n > z * z * var:
+            out.add(card)
+    return out
 
 
 def _total(values: list[float]) -> float:
