@@ -168,25 +168,6 @@ def _total(values: list[float]) -> float:
     return total
 
 
-def _clear_best(per_sample: dict[int, list[float]], z: float) -> bool:
-    """Does the card of the best mean lead each other card by more than ``z`` standard errors of
-    their paired difference over the samples so far?"""
-    if len(per_sample) < 2:
-        return True
-    n = len(next(iter(per_sample.values())))
-    best = max(per_sample, key=lambda c: (math.fsum(per_sample[c]), -c))
-    top = per_sample[best]
-    for card, values in per_sample.items():
-        if card == best:
-            continue
-        diffs = [a - b for a, b in zip(top, values)]
-        mean = math.fsum(diffs) / n
-        var = math.fsum((d - mean) ** 2 for d in diffs) / (n - 1)
-        if mean * mean * n <= z * z * var or mean <= 0:
-            return False
-    return True
-
-
 def _history(view) -> tuple[list[int], list[int]]:
     """Cards each seat has played, and every card in the order played."""
     played_by = [0, 0, 0, 0]
