@@ -285,7 +285,7 @@ class TableApp:
         level = state.created.takeover_bot_level or epb.NORMAL
         seed = secrets.randbits(63)
         action = bots.choose(level, seat_view(state, seat), seed)
-        return TimerMove(seat, action, epb.BotMove(level=level, seed=seed), now_us)
+        return TimerMove(seat, action, bots.move_record(level, seed), now_us)
 
     async def _settle(self, state: TableState, step: str) -> None:
         """Apply a game's start (stakes) or end (pot, ratings) to the ledgers, once."""
@@ -989,7 +989,7 @@ class TableApp:
                     action = bots.choose(level, seat_view(state, seat), seed)
                     metrics.BOT_DECISION_SECONDS.labels(epb.BotLevel.Name(level).lower()).observe(
                         time.perf_counter() - started)
-                    command = Act(seat, action, epb.BotMove(level=level, seed=seed))
+                    command = Act(seat, action, bots.move_record(level, seed))
                     await self._execute(table_id, request_ids.bot_move(state.version + 1),
                                         lambda s, c=command: decide(s, c, self._next_deal()), state.version)
                     failures = 0

@@ -17,47 +17,75 @@ same move on any machine.
 
 from __future__ import annotations
 
+import math
 import random
+from typing import NamedTuple
 
-from belote.rules.cards import cards_of
+from belote.rules.cards import FULL_DECK, cards_of
 
 from . import normal
 from .announcing import capot_lead
 from .inference import read_knowledge
 from .outcome import deal_value
 from .reading import table_of
-from .search import Position, SearchRules, rollout, solve
-
-# Effort per card decision, in sampled deals and search nodes (not time: see module doc).
-SEARCH_FROM_TRICK = 2         # tricks 1 and 2 follow the rules of thumb (see choose_card)
-ROLLOUT_SAMPLES = 64          # deals sampled while more than EXACT_TRICKS tricks remain
-EXACT_SAMPLES = 24            # deals sampled for the exact endgame search
-EXACT_TRICKS = 3              # exact search once this many tricks (the current one included) remain
-NODE_BUDGET = 60_000          # alpha-beta nodes per decision; past it, rollouts finish the job
+from .search import Position, SearchRules, equivalent_cards, rollout, solve
 
 
-def choose(view, seed: int):
-    return normal.choose_with(view, lambda v, legal: choose_card(v, legal, seed))
+class Effort(NamedTuple):
+    """Effort per card decision, in sampled deals and search nodes (not time: see module doc)."""
+
+    search_from_trick: int    # tricks before it follow the rules of thumb (see choose_card)
+    rollout_samples: int      # deals sampled while more than exact_tricks tricks remain
+    exact_samples: int        # deals sampled for the exact endgame search
+    exact_tricks: int         # exact search once this many tricks (the current one included) remain
+    node_budget: int          # alpha-beta nodes per decision; past it, rollouts finish the job
+    # Search one card of each group of equivalent ones (search.equivalent_cards) and give the
+    # others its value; version 0 searched every card.
+    one_per_group: bool = False
+    # At each multiple of ``stop_every`` samples, drop the cards the best one leads by more than
+    # ``stop_z`` standard errors of their paired difference, and stop once one is left: clear
+    # decisions take fewer samples, close ones all of them for the close cards. 0: never
+    # (version 0).
+    stop_z: float = 0.0
+    stop_every: int = 16
 
 
-def choose_card(view, legal: int, seed: int) -> int:
+# Each version a recorded move may name (BotMove.version), the last one the current: a log is
+# recomputed with the effort its moves were made with.
+VERSIONS = {
+    0: Effort(2, 64, 24, 3, 60_000),
+    # The same search, a third of its rollouts saved: one card per group of equivalent ones,
+    # and clear decisions stop at 16, 32 or 48 samples (docs/performance.md, "Bots").
+    1: Effort(2, 64, 24, 3, 60_000, one_per_group=True, stop_z=2.0, stop_every=16),
+}
+CURRENT = max(VERSIONS)
+
+
+def choose(view, seed: int, version: int = CURRENT):
+    effort = VERSIONS[version]
+    return normal.choose_with(view, lambda v, legal: choose_card(v, legal, seed, effort))
+
+
+def choose_card(view, legal: int, seed: int, effort: Effort = VERSIONS[CURRENT]) -> int:
     if legal & (legal - 1) == 0:
         return legal.bit_length() - 1
     if not view.trick and normal.team_declared_capot(view):
         return capot_lead(view, legal)
-    if len(view.tricks) < SEARCH_FROM_TRICK:
+    if len(view.tricks) < effort.search_from_trick:
         # With 24+ cards hidden, open-handed play-outs judge the first tricks (opening leads,
         # drawing trumps) worse than the rules of thumb do: measured, searching them cost
         # 4 points per deal against the normal bot. The search takes over from trick 3.
         return normal.choose_card(view, legal)
-    scores = card_scores(view, legal, seed)
+    scores = card_scores(view, legal, seed, effort)
     # Ties (equivalent cards) go to the normal bot's rule of thumb, then to the lowest card.
     preferred = normal.choose_card(view, legal)
     return max(scores, key=lambda c: (round(scores[c], 6), c == preferred, -c))
 
 
-def card_scores(view, legal: int, seed: int) -> dict[int, float]:
-    """Mean deal score difference each legal card brings over the sampled deals."""
+def card_scores(view, legal: int, seed: int, effort: Effort = VERSIONS[CURRENT]) -> dict[int, float]:
+    """Mean deal score difference each legal card brings over the sampled deals; with
+    ``effort.stop_z``, only of the cards still in the running (the others were dropped as
+    clearly worse, and their means are over fewer deals)."""
     rng = random.Random(seed)
     table = table_of(view)
     r = SearchRules.of(view.rules, table)
@@ -68,30 +96,76 @@ def card_scores(view, legal: int, seed: int) -> dict[int, float]:
     won_mine = sum(1 for _l, _c, w, _p in view.tricks if w & 1 == team)
     won = (won_mine, len(view.tricks) - won_mine)
     tricks_left = 8 - len(view.tricks)
-    exact = tricks_left <= EXACT_TRICKS
+    exact = tricks_left <= effort.exact_tricks
     moves = cards_of(legal)
-    totals = dict.fromkeys(moves, 0.0)
-    nodes_left = NODE_BUDGET
+    if effort.one_per_group:
+        live = FULL_DECK & ~played_by[0] & ~played_by[1] & ~played_by[2] & ~played_by[3]
+        for c in view.trick:
+            live |= 1 << c
+        group = equivalent_cards(r, legal, live)
+        searched = sorted(set(group.values()))
+    else:
+        group = {c: c for c in moves}
+        searched = moves
+    nodes_left = effort.node_budget
     cache: dict = {}
-    samples = EXACT_SAMPLES if exact else ROLLOUT_SAMPLES
-    for _ in range(samples):
+    samples = effort.exact_samples if exact else effort.rollout_samples
+    per_sample: dict[int, list[float]] = {c: [] for c in searched}
+    active = searched
+    done = 0
+    for done in range(1, samples + 1):
         hands = knowledge.sample(rng)
         value_of = deal_value(view, table, hands, played_by, order_played, cache)
         pos = Position(r, hands, team, view.trick_leader, list(view.trick), points, won,
                        tricks_left)
         values = None
         if exact and nodes_left > 0:
-            values, used = solve(pos, nodes_left)
+            values, used = solve(pos, nodes_left, active)
             nodes_left -= used
         if values is None:
             values = {}
-            for card in moves:
+            for card in active:
                 after = pos.copy()
                 after.play(card)
                 values[card] = rollout(after)
-        for card in moves:
-            totals[card] += value_of(values[card])
-    return {c: t / samples for c, t in totals.items()}
+        for card in active:
+            per_sample[card].append(value_of(values[card]))
+        if effort.stop_z and done % effort.stop_every == 0 and done < samples:
+            out = _outclassed({c: per_sample[c] for c in active}, effort.stop_z)
+            if out:
+                active = [c for c in active if c not in out]
+                if len(active) == 1:
+                    break
+    return {c: _total(per_sample[group[c]]) / done for c in moves if group[c] in active}
+
+
+def _outclassed(per_sample: dict[int, list[float]], z: float) -> set[int]:
+    """The cards the card of the best mean leads by more than ``z`` standard errors of their
+    paired difference over the samples so far: sampling them further would not change the
+    choice."""
+    if len(per_sample) < 2:
+        return set()
+    n = len(next(iter(per_sample.values())))
+    best = max(per_sample, key=lambda c: (math.fsum(per_sample[c]), -c))
+    top = per_sample[best]
+    out = set()
+    for card, values in per_sample.items():
+        if card == best:
+            continue
+        diffs = [a - b for a, b in zip(top, values)]
+        mean = math.fsum(diffs) / n
+        var = math.fsum((d - mean) ** 2 for d in diffs) / (n - 1)
+        if mean > 0 and mean * mean * n > z * z * var:
+            out.add(card)
+    return out
+
+
+def _total(values: list[float]) -> float:
+    """Added in order, as version 0 did (``sum`` of floats differs across Python versions)."""
+    total = 0.0
+    for v in values:
+        total += v
+    return total
 
 
 def _history(view) -> tuple[list[int], list[int]]:

@@ -48,6 +48,7 @@ class Knowledge:
     known: list[int]                        # per seat: unseen cards it surely holds
     suit_counts: list[tuple[int, int, int]] = field(default_factory=list)  # (seat, suit, n) exact
     weights: dict[tuple[int, int], float] = field(default_factory=dict)  # (seat, card) -> odds
+    _seats: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     def sample(self, rng: random.Random) -> list[int]:
         """Four hands: the seat's own and a random consistent deal of the unseen cards."""
@@ -62,13 +63,11 @@ class Knowledge:
         hands[self.seat] = self.hand
         need = [self.counts[s] - self.known[s].bit_count() for s in range(4)]
         need[self.seat] = 0
+        placed = hands[0] | hands[1] | hands[2] | hands[3]
         possible = self.possible[:]
-        placed = 0
-        for s in range(4):
-            placed |= hands[s]
         # A couleur: exactly n more cards of that suit, then none.
         for s, suit, n in self.suit_counts:
-            pool = [c for c in cards_of(possible[s] & SUIT_MASK[suit] & ~placed)]
+            pool = cards_of(possible[s] & SUIT_MASK[suit] & ~placed)
             extra = n - (hands[s] & SUIT_MASK[suit]).bit_count()
             if extra < 0 or extra > len(pool) or extra > need[s]:
                 return None
@@ -77,29 +76,49 @@ class Knowledge:
                 placed |= 1 << c
             need[s] -= extra
             possible[s] &= ~SUIT_MASK[suit]
-        others = [s for s in range(4) if s != self.seat]
+        seats_of, nseats = self._seats_of_card()
         cards = cards_of(self.unseen & ~placed)
         rng.shuffle(cards)
-        cards.sort(key=lambda c: sum(possible[s] >> c & 1 for s in others))
-        weights = self.weights
+        cards.sort(key=nseats.__getitem__)
         for c in cards:
-            seats = [s for s in others if need[s] and possible[s] >> c & 1]
-            if not seats:
-                return None
-            if len(seats) == 1:
-                s = seats[0]
+            choice = seats_of[c]
+            if len(choice) == 1:
+                s, _odds = choice[0]
+                if not need[s]:
+                    return None
             else:
-                odds = [need[s] * weights.get((s, c), 1.0) for s in seats]
-                x = rng.random() * sum(odds)
-                s = seats[-1]
-                for seat, w in zip(seats, odds):
-                    x -= w
-                    if x < 0:
-                        s = seat
-                        break
+                seats = [(s, w) for s, w in choice if need[s]]
+                if not seats:
+                    return None
+                if len(seats) == 1:
+                    s = seats[0][0]
+                else:
+                    odds = [need[s] * w for s, w in seats]
+                    x = rng.random() * sum(odds)
+                    s = seats[-1][0]
+                    for (seat, _w), o in zip(seats, odds):
+                        x -= o
+                        if x < 0:
+                            s = seat
+                            break
             hands[s] |= 1 << c
             need[s] -= 1
         return hands
+
+    def _seats_of_card(self):
+        """Per card: the (seat, odds) that may hold it once the couleurs are placed, and how
+        many such seats (the order cards are dealt in). The same for every sample."""
+        got = self._seats
+        if got is None:
+            possible = self.possible[:]
+            for s, suit, _n in self.suit_counts:
+                possible[s] &= ~SUIT_MASK[suit]
+            others = [s for s in range(4) if s != self.seat]
+            weights = self.weights
+            seats_of = [tuple((s, weights.get((s, c), 1.0)) for s in others if possible[s] >> c & 1)
+                        for c in range(32)]
+            got = self._seats = (seats_of, [len(t) for t in seats_of])
+        return got
 
     def _any_consistent_deal(self) -> list[int]:
         """A deal that fits every constraint, found by augmenting paths (never fails when the

@@ -159,20 +159,7 @@ def greedy_card(pos: Position) -> int:
     seat = pos.turn
     hands = pos.hands
     if not pos.trick:
-        higher, tm = r.higher, r.trump_mask
-        others = hands[seat ^ 1] | hands[seat ^ 3] | hands[seat ^ 2]
-        left, right = hands[(seat + 1) & 3], hands[(seat + 3) & 3]
-        opp_trumps = (left | right) & tm
-        safe = 0
-        m = legal
-        while m:
-            low = m & -m
-            m ^= low
-            c = low.bit_length() - 1
-            if not higher[c] & others:
-                suit = SUIT_MASK[c >> 3]
-                if low & tm or not opp_trumps or (left & suit and right & suit):
-                    safe |= low
+        safe = _safe_leads(legal, seat, hands, r.higher, r.trump_mask)
         return _pick_min(safe, r.rich_key) if safe else _pick_min(legal, r.cheap_key)
     later = [(seat + k) & 3 for k in range(1, 4 - len(pos.trick))]
     best = pos.best
@@ -194,6 +181,25 @@ def greedy_card(pos: Position) -> int:
         if sure:
             return _pick_min(sure, r.win_key)
     return _pick_min(legal & ~winners or legal, r.cheap_key)
+
+
+def _safe_leads(legal: int, seat: int, hands: list[int], higher: tuple, tm: int) -> int:
+    """The masters ``seat`` may lead that nobody can ruff (a trump, or a suit both opponents
+    still hold, or no opponent has a trump)."""
+    others = hands[seat ^ 1] | hands[seat ^ 3] | hands[seat ^ 2]
+    left, right = hands[(seat + 1) & 3], hands[(seat + 3) & 3]
+    opp_trumps = (left | right) & tm
+    safe = 0
+    m = legal
+    while m:
+        low = m & -m
+        m ^= low
+        c = low.bit_length() - 1
+        if not higher[c] & others:
+            suit = SUIT_MASK[c >> 3]
+            if low & tm or not opp_trumps or (left & suit and right & suit):
+                safe |= low
+    return safe
 
 
 def _can_be_beaten(card: int, later: list[int], hands: list[int], led: int, r: SearchRules) -> bool:
@@ -221,11 +227,118 @@ def _pick_min(mask: int, key: tuple) -> int:
 
 
 def rollout(pos: Position) -> int:
-    """Play ``pos`` (a copy is made) to the end with :func:`greedy_card`; its final value."""
-    p = pos.copy()
-    while p.tricks_left:
-        p.play(greedy_card(p))
-    return p.final_value()
+    """Play ``pos`` to the end with :func:`greedy_card`'s choices (``pos`` is not changed); its
+    final value.
+
+    The rollouts are most of the hard bot's work, so this is :func:`greedy_card` and
+    :meth:`Position.play` over local variables, without a Position per card; a test plays both
+    side by side on random positions."""
+    r = pos.r
+    tm, higher, order, points_of = r.trump_mask, r.higher, r.order, r.points
+    cheap, rich, win = r.cheap_key, r.rich_key, r.win_key
+    hands = pos.hands[:]
+    n = len(pos.trick)
+    best, best_seat, led, tpts = pos.best, pos.best_seat, pos.led, pos.trick_points
+    points, left, team = pos.points, pos.tricks_left, pos.team
+    won_mine, won_other = pos.tricks_won
+    seat = pos.turn
+    while left:
+        if left == 1 and not n:
+            # The last trick: one card in each hand, no choice.
+            best = hands[seat].bit_length() - 1
+            best_seat = seat
+            tpts = points_of[best] + r.last_trick_bonus
+            for k in (1, 2, 3):
+                s = (seat + k) & 3
+                c = hands[s].bit_length() - 1
+                tpts += points_of[c]
+                if c >> 3 == best >> 3:
+                    if order[c] > order[best]:
+                        best, best_seat = c, s
+                elif (1 << c) & tm and not (1 << best) & tm:
+                    best, best_seat = c, s
+            if (best_seat & 1) == team:
+                points += tpts
+                won_mine += 1
+            else:
+                won_other += 1
+            break
+        hand = hands[seat]
+        legal = legal_mask(hand, led, best, best_seat == seat ^ 2, r)
+        if not legal & (legal - 1):
+            card = legal.bit_length() - 1
+        else:
+            pick, key = 0, cheap
+            if not n:
+                pick = _safe_leads(legal, seat, hands, higher, tm)
+                if pick:
+                    key = rich
+                else:
+                    pick = legal
+            else:
+                if n == 1:
+                    later = (hands[(seat + 1) & 3], hands[(seat + 2) & 3])
+                elif n == 2:
+                    later = (hands[(seat + 1) & 3],)
+                else:
+                    later = ()
+                if best_seat == seat ^ 2:
+                    pick = legal
+                    if not _beatable(best, later, led, tm, higher):
+                        key = rich
+                else:
+                    winners = legal & higher[best]
+                    if not (1 << best) & tm:
+                        winners |= legal & tm
+                    m = winners
+                    while m:
+                        low = m & -m
+                        m ^= low
+                        if not _beatable(low.bit_length() - 1, later, led, tm, higher):
+                            pick |= low
+                    if pick:
+                        key = win
+                    else:
+                        pick = legal & ~winners or legal
+            card = _pick_min(pick, key)
+        # Position.play, inlined
+        hands[seat] ^= 1 << card
+        if not n:
+            best, best_seat, led = card, seat, SUIT_MASK[card >> 3]
+        elif card >> 3 == best >> 3:
+            if order[card] > order[best]:
+                best, best_seat = card, seat
+        elif (1 << card) & tm and not (1 << best) & tm:
+            best, best_seat = card, seat
+        tpts += points_of[card]
+        if n == 3:
+            left -= 1
+            if (best_seat & 1) == team:
+                points += tpts + (r.last_trick_bonus if left == 0 else 0)
+                won_mine += 1
+            else:
+                won_other += 1
+            seat = best_seat
+            n = led = tpts = 0
+            best = best_seat = -1
+        else:
+            n += 1
+            seat = (seat + 1) & 3
+    if won_other == 0:
+        return points + r.capot_bonus
+    if won_mine == 0:
+        return points - r.capot_bonus
+    return points
+
+
+def _beatable(card: int, later, led: int, tm: int, higher: tuple) -> bool:
+    """:func:`_can_be_beaten` given the hands still to play this trick."""
+    beats = higher[card]
+    plain = not (1 << card) & tm
+    for hand in later:  # noqa: SIM110 - a loop: no generator built per rollout card
+        if hand & beats or (plain and hand & tm and not hand & led):
+            return True
+    return False
 
 
 # Exact search -----------------------------------------------------------------------------------
@@ -251,8 +364,7 @@ class Solver:
         self.budget = budget
         self.nodes = 0
         self.table: dict = {}
-        self.high_to_low = tuple(tuple(sorted(range(s * 8, s * 8 + 8), key=lambda c: -r.order[c]))
-                                 for s in range(4))
+        self.high_to_low = _high_to_low(r.order)
 
     def value_after(self, card: int) -> int:
         """Value of the deal for the team once the seat to play plays ``card``."""
@@ -387,16 +499,22 @@ class Solver:
         points = self.r.points
         cards = []
         for suit in range(4):
-            if not legal & SUIT_MASK[suit]:
+            mine = legal & SUIT_MASK[suit]
+            if not mine:
+                continue
+            if not mine & (mine - 1):
+                cards.append(mine.bit_length() - 1)
                 continue
             kept = -1
             for c in self.high_to_low[suit]:
                 bit = 1 << c
-                if legal & bit:
-                    if kept >= 0 and points[c] == points[kept]:
-                        continue                    # same as ``kept`` for every outcome
-                    cards.append(c)
+                if mine & bit:
+                    mine ^= bit
+                    if kept < 0 or points[c] != points[kept]:
+                        cards.append(c)             # else the same as ``kept`` for every outcome
                     kept = c
+                    if not mine:
+                        break
                 elif live & bit:
                     kept = -1
         if n == 0 or best_seat == seat ^ 2 or len(cards) < 2:
@@ -415,13 +533,39 @@ class Solver:
         return winners + others
 
 
-def solve(pos: Position, budget: int) -> tuple[dict[int, int] | None, int]:
-    """Exact value of each legal card for ``pos.team`` (None past ``budget`` nodes), and the
-    nodes spent. The seat to play must be on ``pos.team``."""
+@cache
+def _high_to_low(order: tuple) -> tuple:
+    """Per suit, its cards from the highest in ``order``."""
+    return tuple(tuple(sorted(range(s * 8, s * 8 + 8), key=lambda c: -order[c])) for s in range(4))
+
+
+def equivalent_cards(r: SearchRules, cards: int, live: int) -> dict[int, int]:
+    """Each of ``cards`` (one hand's) -> the highest card of its group of equivalent ones: same
+    suit and points, no ``live`` card (one not played yet, or on the table) between them in the
+    order. Equivalent cards bring the same value in every deal."""
+    order, points = _high_to_low(r.order), r.points
+    out = {}
+    for suit in range(4):
+        kept = -1
+        for c in order[suit]:
+            bit = 1 << c
+            if cards & bit:
+                if kept < 0 or points[c] != points[kept]:
+                    kept = c
+                out[c] = kept
+            elif live & bit:
+                kept = -1
+    return out
+
+
+def solve(pos: Position, budget: int, cards: list[int] | None = None
+          ) -> tuple[dict[int, int] | None, int]:
+    """Exact value of each legal card (or of ``cards``) for ``pos.team`` (None past ``budget``
+    nodes), and the nodes spent. The seat to play must be on ``pos.team``."""
     solver = Solver(pos, budget)
     values = {}
     try:
-        for card in cards_of(pos.legal()):
+        for card in cards_of(pos.legal()) if cards is None else cards:
             values[card] = solver.value_after(card)
     except BudgetExceeded:
         return None, solver.nodes

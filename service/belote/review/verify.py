@@ -254,8 +254,9 @@ def review(entries: list[Entry], *, check_bots: bool = True, fast: bool = True,
     - ``bot``: each move carrying a ``BotMove`` was made at a bot's seat of that level, under the
       request id ``bot-<sequence>`` the server's bot loop uses, or, for a timer move, by the
       table's takeover bot level under the request id ``timer-<sequence - 1>`` of the server's
-      deadline sweep; and it is what ``belote.bots.choose(level, seat_view(state, seat), seed)``
-      returns on the state folded up to just before it.
+      deadline sweep; and it is what ``belote.bots.choose(level, seat_view(state, seat), seed,
+      version)`` returns on the state folded up to just before it, with the bot version the move
+      recorded (0 in logs from before versions were recorded).
     - ``head``: for an export, its last line is the head the server signed (table id, last sequence
       and hash), it matches the last event, and its signature is good, by the server's key when the
       reviewer gives it (:mod:`belote.review.head`): what shows an edit made with the hash chain
@@ -343,9 +344,9 @@ class _Replay:
             check_end(entries, end, self.fail, out.notes)
         out.violations.sort(key=lambda v: v.sequence)     # stable: a place's findings keep their order
         if any(v.check == "bot" and v.message.endswith("from its seat's view") for v in out.violations):
-            out.notes.append("bot moves are recomputed with the bots of this build: a game played "
-                             "by another version of a bot level does not match (the log does not "
-                             "record bot versions)")
+            out.notes.append("bot moves are recomputed with the bots of this build, at the bot "
+                             "version each move recorded: a build that changed a version's "
+                             "algorithm does not match")
         out.checks = self.counts
         return out
 
@@ -869,7 +870,7 @@ class _Replay:
             return                                     # not its turn: the legality check says so
         self.counts["bot"] += 1
         try:
-            chosen = bots.choose(level, seat_view(state, seat), bot.seed)
+            chosen = bots.choose(level, seat_view(state, seat), bot.seed, bot.version)
         except Exception as err:                       # noqa: BLE001 - a failing bot is a finding
             self.fail(at, "bot", f"the {_bot_name(level)} bot fails on this position with seed "
                       f"{bot.seed}: {type(err).__name__}: {err}", text.action(action, seat), "an error")

@@ -207,7 +207,8 @@ def decide(state: TableState, command, next_deal: NextDeal) -> list[epb.TableEve
         deadline = state.turn_deadline_us()
         if deadline is None or state.to_act() != command.seat or command.now_us < deadline:
             raise Refused("TIMER_NOT_DUE", "this seat's turn timer has not run out")
-        bot = epb.BotMove(level=command.bot.level, seed=command.bot.seed, timer=True)
+        bot = epb.BotMove(level=command.bot.level, seed=command.bot.seed, timer=True,
+                         version=command.bot.version)
         return _act(state, Act(command.seat, command.action, bot), next_deal)
     if isinstance(command, VoteRematch):
         return _vote_rematch(state, command, next_deal)
