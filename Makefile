@@ -117,6 +117,7 @@ bench: install
 
 lint: install
 	$(BIN)/ruff check service tests
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) service/belote/v1/*_pb2.py service/belote/v1/*_pb2.pyi service/belote/v1/*_pb2_grpc.py
