@@ -46,13 +46,13 @@ class StandInApp:
             raise self.error
         return pb.ActResponse(version=7)
 
-    async def get_table(self, req, token, *, peer=None):
-        self.peers.append(peer)
+    async def get_table(self, req, token, *, caller=None):
+        self.peers.append(caller.peer)
         return pb.Table(table_id=req.table_id)
 
-    async def watch_table(self, req, token, *, peer=None):
+    async def watch_table(self, req, token, *, caller=None):
         self.tokens.append(token)
-        self.peers.append(peer)
+        self.peers.append(caller.peer)
         yield events_pb2.TableEvent(sequence=1, table_id=req.table_id)
         if self.error:
             raise self.error

@@ -105,7 +105,6 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     async def CreateTable(self, request, context):
         return await _unary(context, "CreateTable",
                             lambda t: self._app.create_table(request, player_token(context),
-                                                             peer=peer_host(context),
                                                              caller=caller_of(context, t)))
 
     async def ListTables(self, request, context):
@@ -115,7 +114,6 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         # The bearer token matters only to reclaim a seat left to a takeover bot.
         return await _unary(context, "JoinTable",
                             lambda t: self._app.join_table(request, t, player_token(context),
-                                                           peer=peer_host(context),
                                                            caller=caller_of(context, t)))
 
     async def AddBot(self, request, context):
@@ -136,12 +134,11 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
 
     async def GetTable(self, request, context):
         return await _unary(context, "GetTable",
-                            lambda t: self._app.get_table(request, t, peer=peer_host(context)))
+                            lambda t: self._app.get_table(request, t, caller=caller_of(context, t)))
 
     async def PostChat(self, request, context):
         return await _unary(context, "PostChat",
-                            lambda t: self._app.post_chat(request, t, peer=peer_host(context),
-                                                          caller=caller_of(context, t)))
+                            lambda t: self._app.post_chat(request, t, caller=caller_of(context, t)))
 
     async def VoteRematch(self, request, context):
         return await _unary(context, "VoteRematch",
@@ -159,11 +156,11 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         from belote.app.quickplay import quick_play_of
 
         return await _unary(context, "QuickPlay", lambda t: quick_play_of(self._app).quick_play(
-            request, player_token(context), peer=peer_host(context), caller=caller_of(context, t)))
+            request, player_token(context), caller=caller_of(context, t)))
 
     async def WatchTable(self, request, context):
         await _write_stream(context, "WatchTable",
-                            lambda t: self._app.watch_table(request, t, peer=peer_host(context)),
+                            lambda t: self._app.watch_table(request, t, caller=caller_of(context, t)),
                             self._stalls)
 
     async def ExportLog(self, request, context):
