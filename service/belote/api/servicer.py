@@ -1,6 +1,7 @@
 """TableService over grpc.aio: read the bearer token, call the app, turn errors into statuses.
 
-Each RPC is one line of delegation; everything about the game is the app's business.
+Each RPC is one line of delegation to the app's commands (mapped from the request by
+api/commands.py); everything about the game is the app's business.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from belote.app.requests import Caller
 from belote.v1 import table_service_pb2_grpc
 
 from .backpressure import StallWatch, end_with_status
+from .commands import proto_tables
 from .errors import status_for
 
 T = TypeVar("T")
@@ -99,7 +101,7 @@ async def _write_stream(context: grpc.aio.ServicerContext, rpc: str,
 
 class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     def __init__(self, app) -> None:
-        self._app = app
+        self._app = proto_tables(app)
         self._stalls = StallWatch()
 
     async def CreateTable(self, request, context):

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
-import re
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable
@@ -20,9 +19,8 @@ from collections.abc import AsyncIterator, Callable
 import structlog
 
 from belote import observability as metrics
-from belote.rules import InvalidOptions, rules_for
 from belote.store import StoreError, open_store
-from belote.table.codec import BadMessage, action_from_pb, action_to_pb, decode_stored, event_type, logged_event
+from belote.table.codec import action_to_pb, decode_stored, event_type, logged_event
 from belote.table.decide import (
     Act,
     CreateTable,
@@ -39,6 +37,7 @@ from belote.v1 import events_pb2 as epb
 from belote.v1 import table_service_pb2 as tpb
 
 from . import errors as err
+from .commands import AddBot, Chat, Join, Leaderboard, Leave, Look, Move, NewTable, Rematch
 from .access import Access, check_seat_still_yours, sha256
 from .bot_runner import InProcessBots, BotRunner
 from .deadlines import DeadlineSweep
@@ -58,12 +57,8 @@ from .watching import MAX_DISPLAY_NAME, Watching
 
 log = structlog.get_logger("belote.app")
 
-MAX_NAME = 64
 DISCONNECT_GRACE_S = 60.0
 STARTING_CHIPS = 1000
-MAX_CHAT = 500
-MAX_TURN_TIMER_S = 3600
-_MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
 
 
 def _now_us() -> int:
@@ -191,68 +186,42 @@ class TableApp:
         return await existing_table(self.tables, table_id)
 
     # Use cases -------------------------------------------------------------------------------
-    async def create_table(self, req: tpb.CreateTableRequest, player_token: str | None = None, *,
-                           caller: Caller | None = None) -> tpb.CreateTableResponse:
-        """The caller's host (or its player) counts the table against its quota (none for a
-        caller inside this process)."""
-        key = self.requests.key("CreateTable", req, None, caller or Caller(player_token=player_token))
-        host_player = self.identity.player_id(player_token)
-        preset = req.preset or "classic"
-        try:
-            rules = rules_for(preset, dict(req.options))
-        except InvalidOptions as e:
-            raise err.invalid("preset" if e.field == "preset" else f"options[{e.field}]", str(e)) from None
-        if len(req.name) > MAX_NAME:
-            raise err.invalid("name", f"name: at most {MAX_NAME} characters")
-        if req.stake < 0:
-            raise err.invalid("stake", "stake: must be 0 or more")
-        if req.private and not req.password:
-            raise err.invalid("password", "password: a private table needs one")
-        if req.takeover_bot_level not in (0, epb.EASY, epb.NORMAL, epb.HARD):
-            raise err.invalid("takeover_bot_level", "takeover_bot_level: EASY, NORMAL or HARD")
-        if not 0 <= req.turn_timer_s <= MAX_TURN_TIMER_S:
-            raise err.invalid("turn_timer_s", f"turn_timer_s: 0 (no timer) to {MAX_TURN_TIMER_S} seconds")
-        await self.lobby.count_table_created(key, _peer(caller), host_player)
-        table_id = await self.lobby.table_id(key)
-        host_token = self.access.token("host", table_id, key)
+    async def create_table(self, ask: NewTable) -> tpb.CreateTableResponse:
+        """The caller's host (or its player) counts the table against its quota."""
+        await self.lobby.count_table_created(ask.key, _peer(ask.caller), ask.player)
+        table_id = await self.lobby.table_id(ask.key)
+        host_token = self.access.token("host", table_id, ask.key)
         created = epb.TableCreated(
-            name=req.name or f"{preset} table", preset=preset, options=rules.as_strings(),
-            private=req.private, stake=req.stake,
-            takeover_bot_level=req.takeover_bot_level or epb.NORMAL,
-            host_token_hash=sha256(host_token), turn_timer_s=req.turn_timer_s,
-            host_player_id=host_player)
-        if req.private:
+            name=ask.name, preset=ask.preset, options=ask.options, private=ask.private,
+            stake=ask.stake, takeover_bot_level=ask.takeover_bot_level,
+            host_token_hash=sha256(host_token), turn_timer_s=ask.turn_timer_s,
+            host_player_id=ask.player)
+        if ask.private:
             created.password_salt = secrets.token_bytes(16)
-            created.password_hash = await self._passwords.hash(req.password, created.password_salt)
-        _, state = await self.tables.execute(table_id, key, deciding(CreateTable(created)))
+            created.password_hash = await self._passwords.hash(ask.password, created.password_salt)
+        _, state = await self.tables.execute(table_id, ask.key, deciding(CreateTable(created)))
         return tpb.CreateTableResponse(table_id=table_id, host_token=host_token,
                                        table=table_view(state, SPECTATOR))
 
-    async def list_tables(self, req: tpb.ListTablesRequest) -> tpb.ListTablesResponse:
-        if req.page_size < 0:
-            raise err.invalid("page_size", "page_size: must be 0 or more")
-        return tpb.ListTablesResponse(tables=await self.lobby.open_tables(min(req.page_size or 50, 200)))
+    async def list_tables(self, limit: int) -> tpb.ListTablesResponse:
+        return tpb.ListTablesResponse(tables=await self.lobby.open_tables(limit))
 
-    async def join_table(self, req: tpb.JoinTableRequest, token: str | None,
-                         player_token: str | None = None, *,
-                         caller: Caller | None = None) -> tpb.JoinTableResponse:
-        key = self.requests.key("JoinTable", req, token, caller or Caller(player_token=player_token))
-        seat = _check_seat(req.seat if req.HasField("seat") else None)
-        player = self.identity.player_id(player_token)
-        state = await self._existing(req.table_id)
-        if token:
-            return await self._reclaim(state, token, key)
-        if not 1 <= len(req.display_name) <= MAX_DISPLAY_NAME:
+    async def join_table(self, ask: Join) -> tpb.JoinTableResponse:
+        state = await self._existing(ask.table_id)
+        if ask.token:
+            return await self._reclaim(state, ask.token, ask.key)
+        # Checked after the table: a seat token reclaiming its seat needs no name.
+        if not 1 <= len(ask.display_name) <= MAX_DISPLAY_NAME:
             raise err.invalid("display_name", f"display_name: 1 to {MAX_DISPLAY_NAME} characters")
-        await self.access.check_password(state, req.password, peer=_peer(caller), player=player)
-        held = await self.stakes.hold_stake(state, player)
-        seat_token = self.access.token("seat", req.table_id, key)
-        command = JoinSeat(seat, req.display_name, sha256(seat_token), player)
+        await self.access.check_password(state, ask.password, peer=_peer(ask.caller), player=ask.player)
+        held = await self.stakes.hold_stake(state, ask.player)
+        seat_token = self.access.token("seat", ask.table_id, ask.key)
+        command = JoinSeat(ask.seat, ask.display_name, sha256(seat_token), ask.player)
         try:
-            events, state = await self.tables.execute(req.table_id, key, deciding(command))
+            events, state = await self.tables.execute(ask.table_id, ask.key, deciding(command))
         except err.AppError:
             if held is not None:
-                await self.stakes.release_stake_unless_seated(req.table_id, player, held)
+                await self.stakes.release_stake_unless_seated(ask.table_id, ask.player, held)
             raise
         taken = next(e.seat_joined.seat for e in events if e.HasField("seat_joined"))
         # A retry shows what the token may see now: its seat, or (the seat left, and maybe
@@ -266,41 +235,33 @@ class TableApp:
         _, state = await self.tables.execute(state.table_id, key, deciding(ReclaimSeat(seat)))
         return tpb.JoinTableResponse(seat=seat, seat_token=token, table=table_view(state, seat))
 
-    async def add_bot(self, req: tpb.AddBotRequest, token: str | None, *,
-                      caller: Caller | None = None) -> tpb.AddBotResponse:
-        key = self.requests.key("AddBot", req, token, caller)
-        seat = _check_seat(req.seat if req.HasField("seat") else None)
-        if req.level not in (0, epb.EASY, epb.NORMAL, epb.HARD):
-            raise err.invalid("level", "level: EASY, NORMAL or HARD")
-        state = await self._existing(req.table_id)
-        if not self.access.is_host(state, token):
-            await self.access.seated(state, token)          # any player of the table may seat bots too
-        level = req.level or epb.NORMAL
-        events, state = await self.tables.execute(req.table_id, key, deciding(SeatBot(seat, level)))
+    async def add_bot(self, ask: AddBot) -> tpb.AddBotResponse:
+        state = await self._existing(ask.table_id)
+        if not self.access.is_host(state, ask.token):
+            await self.access.seated(state, ask.token)      # any player of the table may seat bots too
+        events, state = await self.tables.execute(ask.table_id, ask.key,
+                                                  deciding(SeatBot(ask.seat, ask.level)))
         taken = next(e.bot_seated.seat for e in events if e.HasField("bot_seated"))
         return tpb.AddBotResponse(seat=taken, table=table_view(state, SPECTATOR))
 
-    async def leave_table(self, req: tpb.LeaveTableRequest, token: str | None, *,
-                          caller: Caller | None = None) -> tpb.LeaveTableResponse:
-        key = self.requests.key("LeaveTable", req, token, caller)
-        state = await self._existing(req.table_id)
+    async def leave_table(self, ask: Leave) -> tpb.LeaveTableResponse:
+        state = await self._existing(ask.table_id)
         try:
-            seat = await self.access.seat_of(state, token)
+            seat = await self.access.seat_of(state, ask.token)
             if state.seats[seat].occupant != HUMAN:
                 raise err.refused("NOT_SEATED", "you have already left this seat")
         except err.AppError:
-            if await self.tables.recorded(req.table_id, key):     # a retry: the seat is left already
+            if await self.tables.recorded(ask.table_id, ask.key):   # a retry: the seat is left already
                 return tpb.LeaveTableResponse(table=table_view(state, SPECTATOR))
             raise
         level, player = state.created.takeover_bot_level or epb.NORMAL, state.seats[seat].player_id
-        _, state = await self.tables.execute(req.table_id, key, deciding(LeaveSeat(seat, level)))
+        _, state = await self.tables.execute(ask.table_id, ask.key, deciding(LeaveSeat(seat, level)))
         if state.created.stake and player and state.status != PLAYING:
-            await self.stakes.release_stake_unless_seated(req.table_id, player, state.game_number + 1)
+            await self.stakes.release_stake_unless_seated(ask.table_id, player, state.game_number + 1)
         return tpb.LeaveTableResponse(table=table_view(state, SPECTATOR))
 
-    async def get_legal_actions(self, req: tpb.GetLegalActionsRequest,
-                                token: str | None) -> tpb.GetLegalActionsResponse:
-        state = await self._existing(req.table_id)
+    async def get_legal_actions(self, table_id: str, token: str | None) -> tpb.GetLegalActionsResponse:
+        state = await self._existing(table_id)
         seat = await self.access.seated(state, token)
         self.bots.kick_if_due(state)
         legal = state.game.legal_actions(seat) if state.status == PLAYING else []
@@ -308,23 +269,17 @@ class TableApp:
                                            your_turn=state.to_act() == seat,
                                            actions=[_action_pb(type(a), a) for a in legal])
 
-    async def act(self, req: tpb.ActRequest, token: str | None, *,
-                  caller: Caller | None = None) -> tpb.ActResponse:
-        key = self.requests.key("Act", req, token, caller)
-        try:
-            action = action_from_pb(req.action)
-        except BadMessage as e:
-            raise err.invalid(e.field, str(e)) from None
-        state, seat = await self.access.cached_seat(req.table_id, token, self._existing)
-        expected = req.expected_version if req.HasField("expected_version") else None
-        play = deciding(Act(seat, action))
+    async def act(self, ask: Move) -> tpb.ActResponse:
+        state, seat = await self.access.cached_seat(ask.table_id, ask.token, self._existing)
+        play = deciding(Act(seat, ask.action))
 
         def build(s: TableState) -> list[epb.TableEvent]:
             if s is not state:
-                check_seat_still_yours(s, seat, token)
+                check_seat_still_yours(s, seat, ask.token)
             return play(s)
 
-        events, _ = await self.tables.execute(req.table_id, key, build, expected, loaded=state)
+        events, _ = await self.tables.execute(ask.table_id, ask.key, build, ask.expected_version,
+                                              loaded=state)
         redactor = await self._redactor_before(state, seat, events[0].sequence)
         return tpb.ActResponse(version=events[-1].sequence, events=[redactor.see(e) for e in events])
 
@@ -339,92 +294,68 @@ class TableApp:
             redactor.see(decode_stored(stored))
         return redactor
 
-    async def get_table(self, req: tpb.GetTableRequest, token: str | None, *,
-                        caller: Caller | None = None) -> tpb.Table:
-        state = await self._existing(req.table_id)
-        viewer = await self.access.viewer(state, token, req.password, peer=_peer(caller))
+    async def get_table(self, ask: Look) -> tpb.Table:
+        state = await self._existing(ask.table_id)
+        viewer = await self.access.viewer(state, ask.token, ask.password, peer=_peer(ask.caller))
         self.bots.kick_if_due(state)
         return table_view(state, viewer)
 
-    def watch_table(self, req: tpb.WatchTableRequest, token: str | None, *,
-                    caller: Caller | None = None) -> AsyncIterator[epb.TableEvent]:
-        return self.watching.watch(req.table_id, req.from_sequence, token, req.password,
-                                   _peer(caller))
+    def watch_table(self, ask: Look) -> AsyncIterator[epb.TableEvent]:
+        return self.watching.watch(ask.table_id, ask.from_sequence, ask.token, ask.password,
+                                   _peer(ask.caller))
 
-    async def post_chat(self, req: tpb.PostChatRequest, token: str | None, *,
-                        caller: Caller | None = None) -> tpb.PostChatResponse:
+    async def post_chat(self, ask: Chat) -> tpb.PostChatResponse:
         """A seat's messages count against the seat (the log's limit); a spectator's against the
         caller, its peer and the (host) token it shows, whatever name it gives."""
-        key = self.requests.key("PostChat", req, token, caller)
-        if not 1 <= len(req.text) <= MAX_CHAT or not req.text.strip():
-            raise err.invalid("text", f"text: 1 to {MAX_CHAT} characters, not only spaces")
-        state = await self._existing(req.table_id)
-        seat = await self.access.viewer(state, token, req.password, peer=_peer(caller))
+        state = await self._existing(ask.table_id)
+        seat = await self.access.viewer(state, ask.token, ask.password, peer=_peer(ask.caller))
         if seat == SPECTATOR:
-            await self.watching.check_spectator_chat(state, req.display_name, _peer(caller),
-                                                     token, str(key))
-        name = state.seats[seat].display_name if seat >= 0 else req.display_name
-        command = PostChat(seat, name, req.text, self.clock())
-        events, _ = await self.tables.execute(req.table_id, key, deciding(command),
+            await self.watching.check_spectator_chat(state, ask.display_name, _peer(ask.caller),
+                                                     ask.token, str(ask.key))
+        name = state.seats[seat].display_name if seat >= 0 else ask.display_name
+        command = PostChat(seat, name, ask.text, self.clock())
+        events, _ = await self.tables.execute(ask.table_id, ask.key, deciding(command),
                                               at_us=command.now_us)
         return tpb.PostChatResponse(event=Redactor(seat).see(events[0]))
 
-    async def vote_rematch(self, req: tpb.VoteRematchRequest, token: str | None, *,
-                           caller: Caller | None = None) -> tpb.VoteRematchResponse:
-        key = self.requests.key("VoteRematch", req, token, caller)
-        state = await self._existing(req.table_id)
-        seat = await self.access.seated(state, token)
+    async def vote_rematch(self, ask: Rematch) -> tpb.VoteRematchResponse:
+        state = await self._existing(ask.table_id)
+        seat = await self.access.seated(state, ask.token)
         if state.created.stake:
             await self.stakes.hold_stake(state, state.seats[seat].player_id)
         command = VoteRematch(seat, self.clock())
-        _, state = await self.tables.execute(req.table_id, key, deciding(command),
+        _, state = await self.tables.execute(ask.table_id, ask.key, deciding(command),
                                              at_us=command.now_us)
         return tpb.VoteRematchResponse(table=table_view(state, seat))
 
-    async def get_balance(self, req: tpb.GetBalanceRequest,
-                          player_token: str | None) -> tpb.GetBalanceResponse:
-        if not player_token:
-            raise err.unauthenticated("GetBalance needs your x-player-token")
-        player = self.identity.player_id(player_token)
+    async def get_balance(self, player: str) -> tpb.GetBalanceResponse:
         balance, held = await self.ledgers.purse(player, self.stakes.still_held(player))
         return tpb.GetBalanceResponse(player_id=player, balance=balance, held=held)
 
-    async def get_leaderboard(self, req: tpb.GetLeaderboardRequest,
-                              player_token: str | None) -> tpb.GetLeaderboardResponse:
-        preset = req.preset or "classic"
-        try:
-            rules_for(preset)
-        except InvalidOptions as e:
-            raise err.invalid("preset", str(e)) from None
-        month = req.month or month_of(self.clock())
-        if not _MONTH.fullmatch(month):
-            raise err.invalid("month", "month: yyyy-mm, e.g. 2026-03")
-        if req.page_size < 0:
-            raise err.invalid("page_size", "page_size: must be 0 or more")
-        player = self.identity.player_id(player_token)
-        ratings = await self.ledgers.ratings(preset, month)
+    async def get_leaderboard(self, ask: Leaderboard) -> tpb.GetLeaderboardResponse:
+        month = ask.month or month_of(self.clock())
+        ratings = await self.ledgers.ratings(ask.preset, month)
         ranked = sorted(ratings.items(), key=lambda pr: (-pr[1].rating, pr[1].games, pr[0]))
         entries = [tpb.LeaderboardEntry(rank=i, player_id=p, display_name=r.display_name,
                                         rating=r.rating, games=r.games)
                    for i, (p, r) in enumerate(ranked, start=1)]
-        reply = tpb.GetLeaderboardResponse(preset=preset, month=month,
-                                           entries=entries[:min(req.page_size or 50, 200)])
-        if player:
-            mine = next((e for e in entries if e.player_id == player), None)
-            reply.you.CopyFrom(mine or tpb.LeaderboardEntry(player_id=player, rating=RATING_START))
+        reply = tpb.GetLeaderboardResponse(preset=ask.preset, month=month, entries=entries[:ask.limit])
+        if ask.player:
+            mine = next((e for e in entries if e.player_id == ask.player), None)
+            reply.you.CopyFrom(mine or tpb.LeaderboardEntry(player_id=ask.player, rating=RATING_START))
         return reply
 
     @signed_export      # after the events, their signed head
-    async def export_log(self, req: tpb.ExportLogRequest, token: str | None) -> AsyncIterator[epb.LoggedEvent]:
+    async def export_log(self, table_id: str, token: str | None) -> AsyncIterator[epb.LoggedEvent]:
         await self.access.check_reviewer(token)
-        seen, upto = 0, (await self._existing(req.table_id)).version
+        seen, upto = 0, (await self._existing(table_id)).version
         # The log as it stood when asked, a page at a time.
-        while seen < upto and (page := await self.tables.page(req.table_id, seen, upto)):
+        while seen < upto and (page := await self.tables.page(table_id, seen, upto)):
             for stored in page:
                 yield logged_event(stored)
             seen = page[-1].sequence
 
-    async def get_export_key(self, req: tpb.GetExportKeyRequest) -> tpb.GetExportKeyResponse:
+    async def get_export_key(self) -> tpb.GetExportKeyResponse:
         return key_response(self.server_key)
 
 
@@ -449,12 +380,6 @@ def _count_appended(table_id: str, events: list[epb.TableEvent]) -> None:
         if kind in _WORTH_A_LINE:
             log.info(kind.replace("_", " "), table_id=table_id, sequence=e.sequence,
                      **_WORTH_A_LINE[kind](getattr(e, kind)))
-
-
-def _check_seat(seat: int | None) -> int | None:
-    if seat is not None and not 0 <= seat <= 3:
-        raise err.invalid("seat", f"seat: {seat} is not a seat (0, 1, 2 or 3)")
-    return seat
 
 
 __all__ = ["REVIEWER", "TableApp"]
