@@ -20,7 +20,7 @@ import structlog
 
 from belote import observability as metrics
 from belote.store import StoreError, open_store
-from belote.table.codec import action_to_pb, decode_stored, event_type, logged_event
+from belote.table.codec import action_to_pb, event_type, logged_event
 from belote.table.decide import (
     Act,
     CreateTable,
@@ -53,7 +53,7 @@ from .repository import Repository, TableLogs, existing_table
 from .requests import Caller, RequestKeys
 from .server_key import derive
 from .stakes import Stakes
-from .watching import MAX_DISPLAY_NAME, Watching
+from .watching import MAX_DISPLAY_NAME, Watching, redactor_before
 
 log = structlog.get_logger("belote.app")
 
@@ -280,19 +280,8 @@ class TableApp:
 
         events, _ = await self.tables.execute(ask.table_id, ask.key, build, ask.expected_version,
                                               loaded=state)
-        redactor = await self._redactor_before(state, seat, events[0].sequence)
+        redactor = await redactor_before(self.store, state, seat, events[0].sequence)
         return tpb.ActResponse(version=events[-1].sequence, events=[redactor.see(e) for e in events])
-
-    async def _redactor_before(self, state: TableState, viewer: int, sequence: int) -> Redactor:
-        """A redactor that has followed the log up to ``sequence`` (exclusive): primed from
-        ``state`` when that is where the log stood, else (a retry, a race) by reading the log."""
-        redactor = Redactor(viewer)
-        if state.version == sequence - 1:
-            redactor.prime(state)
-            return redactor
-        for stored in await self.store.read(state.table_id, limit=sequence - 1):
-            redactor.see(decode_stored(stored))
-        return redactor
 
     async def get_table(self, ask: Look) -> tpb.Table:
         state = await self._existing(ask.table_id)

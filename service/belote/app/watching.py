@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from belote import observability as metrics
 from belote.store import StoreError
 from belote.table import request_ids
+from belote.table.codec import decode_stored
 from belote.table.state import CHAT_BURST, CHAT_WINDOW_S, TableState
 from belote.table.views import SPECTATOR, Redactor
 from belote.v1 import events_pb2 as epb
@@ -115,3 +116,15 @@ def check_spectator_name(state: TableState, name: str) -> None:
         raise err.invalid("display_name", f"display_name: {name!r} is the name of a seat at this "
                                           "table: a spectator posts under a name of its own",
                           "NAME_OF_A_SEAT")
+
+
+async def redactor_before(store, state: TableState, viewer: int, sequence: int) -> Redactor:
+    """A redactor that has followed the log up to ``sequence`` (exclusive): primed from
+    ``state`` when that is where the log stood, else (a retry, a race) by reading the log."""
+    redactor = Redactor(viewer)
+    if state.version == sequence - 1:
+        redactor.prime(state)
+        return redactor
+    for stored in await store.read(state.table_id, limit=sequence - 1):
+        redactor.see(decode_stored(stored))
+    return redactor
