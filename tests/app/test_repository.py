@@ -5,14 +5,12 @@ refusal met after a lost race says the table changed."""
 from __future__ import annotations
 
 import pytest
-
 from belote.app import errors as err
 from belote.app.deals import deciding
 from belote.app.ledgers import ChipMove, LedgerLogs, Ledgers
 from belote.app.repository import RETRIES, Repository, TableLogs
 from belote.rules import rules_for
 from belote.store import VersionConflict, open_store
-
 from belote.table.decide import CreateTable, JoinSeat, Refused
 from belote.v1 import events_pb2 as epb
 from belote.v1 import ledgers_pb2 as lpb

@@ -14,7 +14,17 @@ import weakref
 from collections.abc import AsyncIterator
 
 from belote.app import errors as err
-from belote.app.commands import AddBot, Chat, Join, Leaderboard, Leave, Look, NewTable, Move, Rematch
+from belote.app.commands import (
+    AddBot,
+    Chat,
+    Join,
+    Leaderboard,
+    Leave,
+    Look,
+    Move,
+    NewTable,
+    Rematch,
+)
 from belote.app.requests import Caller
 from belote.rules import InvalidOptions, rules_for
 from belote.table.codec import BadMessage, action_from_pb

@@ -37,9 +37,9 @@ from belote.v1 import events_pb2 as epb
 from belote.v1 import table_service_pb2 as tpb
 
 from . import errors as err
-from .commands import AddBot, Chat, Join, Leaderboard, Leave, Look, Move, NewTable, Rematch
 from .access import Access, check_seat_still_yours, sha256
-from .bot_runner import InProcessBots, BotRunner
+from .bot_runner import BotRunner, InProcessBots
+from .commands import AddBot, Chat, Join, Leaderboard, Leave, Look, Move, NewTable, Rematch
 from .deadlines import DeadlineSweep
 from .deals import deciding
 from .due_bots import DueBots
