@@ -208,8 +208,10 @@ class TableApp:
 
     async def join_table(self, ask: Join) -> tpb.JoinTableResponse:
         state = await self._existing(ask.table_id)
-        if ask.token:
-            return await self._reclaim(state, ask.token, ask.key)
+        if ask.token:          # a player who left comes back: the takeover bot hands its seat back
+            seat = await self.access.seat_of(state, ask.token)
+            _, state = await self.tables.execute(ask.table_id, ask.key, deciding(ReclaimSeat(seat)))
+            return tpb.JoinTableResponse(seat=seat, seat_token=ask.token, table=table_view(state, seat))
         # Checked after the table: a seat token reclaiming its seat needs no name.
         if not 1 <= len(ask.display_name) <= MAX_DISPLAY_NAME:
             raise err.invalid("display_name", f"display_name: 1 to {MAX_DISPLAY_NAME} characters")
@@ -228,12 +230,6 @@ class TableApp:
         # another player's since) the spectator view.
         viewer = taken if state.seat_of_token_hash(sha256(seat_token)) == taken else SPECTATOR
         return tpb.JoinTableResponse(seat=taken, seat_token=seat_token, table=table_view(state, viewer))
-
-    async def _reclaim(self, state: TableState, token: str, key) -> tpb.JoinTableResponse:
-        """A player who left comes back with its seat token: the takeover bot hands it back."""
-        seat = await self.access.seat_of(state, token)
-        _, state = await self.tables.execute(state.table_id, key, deciding(ReclaimSeat(seat)))
-        return tpb.JoinTableResponse(seat=seat, seat_token=token, table=table_view(state, seat))
 
     async def add_bot(self, ask: AddBot) -> tpb.AddBotResponse:
         state = await self._existing(ask.table_id)
