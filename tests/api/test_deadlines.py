@@ -4,7 +4,7 @@ store's index shows changed since it last looked, never the idle ones."""
 from __future__ import annotations
 
 import pytest
-from belote.app import tables
+from belote.app import deadlines as deadline_sweep
 from belote.app.deadlines import Deadlines
 from belote.v1 import table_service_pb2 as pb
 from embedded import embedded_server
@@ -44,19 +44,19 @@ def test_noting_a_table_over_and_over_keeps_the_heap_small():
 
 def _count_loads(app) -> list[str]:
     loaded: list[str] = []
-    load = app._load
+    load = app.tables.load
 
     async def counting(table_id):
         loaded.append(table_id)
         return await load(table_id)
-    app._load = counting
+    app.tables.load = counting
     return loaded
 
 
 async def test_the_sweep_loads_no_idle_table_only_changed_and_due_ones(tmp_path, monkeypatch):
     # The servers' own sweeps look at the index once, at their start (no table yet), and not
     # again during the test: only the test's sweeps load tables.
-    monkeypatch.setattr(tables, "SWEEP_MAX_S", 3600.0)
+    monkeypatch.setattr(deadline_sweep, "SWEEP_MAX_S", 3600.0)
     async with embedded_server(tmp_path) as (one, stub), embedded_server(tmp_path) as (two, _):
         idle = [await new_table(stub, "classic", {"target": "2000"}) for _ in range(12)]
         timed = await new_table(stub, "classic", {"target": "2000"}, turn_timer_s=30)

@@ -10,7 +10,7 @@ import time
 import grpc
 import pytest
 from belote.app.ledgers import Hold, rebuild, team_changes
-from belote.app.tables import HOLD_PENDING_S
+from belote.app.stakes import HOLD_PENDING_S
 from belote.v1 import table_service_pb2 as pb
 from embedded import as_player, embedded_server, seated_table
 from players import Table, bearer, rid, rpc_error, watch
@@ -154,7 +154,7 @@ async def test_a_hold_whose_seat_never_reached_the_log_counts_only_for_a_while(t
     now = [time.time_ns() // 1000]
     async with embedded_server(tmp_path, starting_chips=5, clock=lambda: now[0]) as (app, stub):
         lost = await new_empty_table(stub, stake=5)
-        await app.ledgers.hold_stake("ana", Hold(lost.table_id, 1, 5, now[0]), app._still_held("ana"))
+        await app.ledgers.hold_stake("ana", Hold(lost.table_id, 1, 5, now[0]), app.stakes.still_held("ana"))
         table = await new_empty_table(stub, stake=5)
         await refused(table, join(table, 0, "Ana", as_player("ana")), C.FAILED_PRECONDITION,
                       "NOT_ENOUGH_CHIPS")

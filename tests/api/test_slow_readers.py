@@ -12,7 +12,7 @@ import pytest
 from prometheus_client import REGISTRY
 from belote.api import backpressure
 from belote.api.server import start
-from belote.app import tables
+from belote.app import repository
 from belote.app.tables import TableApp
 from belote.store import SqliteEventStore
 from belote.v1 import table_service_pb2 as pb
@@ -104,7 +104,7 @@ def check_cut_short(got: list, error: grpc.aio.AioRpcError | None, reads: ReadLo
     read the log one page at a time, and not all of it."""
     assert 0 < len(got) < version
     assert [e.sequence for e in got] == list(range(1, len(got) + 1))
-    reads.check_pages(tables.STREAM_PAGE)
+    reads.check_pages(repository.STREAM_PAGE)
     assert reads.events_read() < version
     assert error is not None, "the stream ended without an error"
     assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
@@ -188,7 +188,7 @@ async def test_clients_gone_while_their_streams_wait_are_cancelled_calls_not_err
 async def test_paged_streams_give_every_event_once_in_order_live_and_past(served, monkeypatch):
     """Pages of 7 events: every page boundary of a live game and of its export."""
     app, stub, address = served
-    monkeypatch.setattr(tables, "STREAM_PAGE", 7)
+    monkeypatch.setattr(repository, "STREAM_PAGE", 7)
     table = await new_table(stub, "classic", {"target": "1000"}, humans=())
 
     async def watch_slowly(from_sequence):

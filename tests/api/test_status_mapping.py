@@ -10,7 +10,7 @@ from belote.api.errors import STATUS_CODES
 from belote.api.server import start
 from belote.app import errors as app_errors
 from belote.app.errors import AppError
-from belote.v1 import events_pb2, table_service_pb2_grpc
+from belote.v1 import cards_pb2, events_pb2, table_service_pb2_grpc
 from belote.v1 import table_service_pb2 as pb
 from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -18,7 +18,7 @@ from grpc_status import rpc_status
 
 
 class StandInApp:
-    """Raises whatever `error` holds; remembers the tokens it was given."""
+    """Raises whatever `error` holds; remembers the tokens and the callers it was given."""
 
     def __init__(self):
         self.error: BaseException | None = None
@@ -26,6 +26,11 @@ class StandInApp:
         self.peers: list[str | None] = []
         self.callers: list = []
         self.closed = False
+        self.requests = self          # the callers a request's key is derived for
+
+    def key(self, rpc, req, token, caller):
+        self.callers.append(caller)
+        return f"{rpc}:{req.request_id}"
 
     async def resume(self):
         pass
@@ -39,21 +44,20 @@ class StandInApp:
     async def close(self):
         self.closed = True
 
-    async def act(self, req, token, caller=None):
-        self.tokens.append(token)
-        self.callers.append(caller)
+    async def act(self, ask):
+        self.tokens.append(ask.token)
         if self.error:
             raise self.error
         return pb.ActResponse(version=7)
 
-    async def get_table(self, req, token, *, peer=None):
-        self.peers.append(peer)
-        return pb.Table(table_id=req.table_id)
+    async def get_table(self, ask):
+        self.peers.append(ask.caller.peer)
+        return pb.Table(table_id=ask.table_id)
 
-    async def watch_table(self, req, token, *, peer=None):
-        self.tokens.append(token)
-        self.peers.append(peer)
-        yield events_pb2.TableEvent(sequence=1, table_id=req.table_id)
+    async def watch_table(self, ask):
+        self.tokens.append(ask.token)
+        self.peers.append(ask.caller.peer)
+        yield events_pb2.TableEvent(sequence=1, table_id=ask.table_id)
         if self.error:
             raise self.error
 
@@ -81,7 +85,8 @@ def details_of(err: grpc.aio.AioRpcError):
     return info, (bad if found_bad else None)
 
 
-ACT = pb.ActRequest(table_id="t1", request_id="3f2b8c1e-9d4a-4e7b-a1c5-0b6d2e8f9a73")
+ACT = pb.ActRequest(table_id="t1", request_id="3f2b8c1e-9d4a-4e7b-a1c5-0b6d2e8f9a73",
+                    action=cards_pb2.Action(bid=cards_pb2.Bid(is_pass=True)))
 BEARER = (("authorization", "Bearer tok-123"),)
 
 

@@ -219,7 +219,9 @@ async def serve(listen: str, store_url: str, reviewer_token: str | None = None, 
     if quick_play_wait is not None:
         from belote.app.quickplay import quick_play_of
 
-        quick_play_of(app, quick_play_wait)
+        from .commands import proto_tables
+
+        quick_play_of(proto_tables(app), quick_play_wait)
     try:
         running = await start(listen, app, web_listen=web_listen, web_origins=web_origins,
                               grace=grace)

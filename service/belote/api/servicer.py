@@ -1,6 +1,7 @@
 """TableService over grpc.aio: read the bearer token, call the app, turn errors into statuses.
 
-Each RPC is one line of delegation; everything about the game is the app's business.
+Each RPC is one line of delegation to the app's commands (mapped from the request by
+api/commands.py); everything about the game is the app's business.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from belote.app.requests import Caller
 from belote.v1 import table_service_pb2_grpc
 
 from .backpressure import StallWatch, end_with_status
+from .commands import proto_tables
 from .errors import status_for
 
 T = TypeVar("T")
@@ -99,13 +101,12 @@ async def _write_stream(context: grpc.aio.ServicerContext, rpc: str,
 
 class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     def __init__(self, app) -> None:
-        self._app = app
+        self._app = proto_tables(app)
         self._stalls = StallWatch()
 
     async def CreateTable(self, request, context):
         return await _unary(context, "CreateTable",
                             lambda t: self._app.create_table(request, player_token(context),
-                                                             peer=peer_host(context),
                                                              caller=caller_of(context, t)))
 
     async def ListTables(self, request, context):
@@ -115,7 +116,6 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         # The bearer token matters only to reclaim a seat left to a takeover bot.
         return await _unary(context, "JoinTable",
                             lambda t: self._app.join_table(request, t, player_token(context),
-                                                           peer=peer_host(context),
                                                            caller=caller_of(context, t)))
 
     async def AddBot(self, request, context):
@@ -136,12 +136,11 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
 
     async def GetTable(self, request, context):
         return await _unary(context, "GetTable",
-                            lambda t: self._app.get_table(request, t, peer=peer_host(context)))
+                            lambda t: self._app.get_table(request, t, caller=caller_of(context, t)))
 
     async def PostChat(self, request, context):
         return await _unary(context, "PostChat",
-                            lambda t: self._app.post_chat(request, t, peer=peer_host(context),
-                                                          caller=caller_of(context, t)))
+                            lambda t: self._app.post_chat(request, t, caller=caller_of(context, t)))
 
     async def VoteRematch(self, request, context):
         return await _unary(context, "VoteRematch",
@@ -159,11 +158,11 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         from belote.app.quickplay import quick_play_of
 
         return await _unary(context, "QuickPlay", lambda t: quick_play_of(self._app).quick_play(
-            request, player_token(context), peer=peer_host(context), caller=caller_of(context, t)))
+            request, player_token(context), caller=caller_of(context, t)))
 
     async def WatchTable(self, request, context):
         await _write_stream(context, "WatchTable",
-                            lambda t: self._app.watch_table(request, t, peer=peer_host(context)),
+                            lambda t: self._app.watch_table(request, t, caller=caller_of(context, t)),
                             self._stalls)
 
     async def ExportLog(self, request, context):

@@ -76,12 +76,12 @@ def signed_export(export_log):
     """Decorates ``TableApp.export_log``: after the events it yields, the signed head of the last
     one, so the head is always that of the very events the caller got."""
     @functools.wraps(export_log)
-    async def with_head(app, req, token):
+    async def with_head(app, table_id, token):
         last = None
-        async for message in export_log(app, req, token):
+        async for message in export_log(app, table_id, token):
             last = message
             yield message
-        yield signed_head(app.server_key, req.table_id, last, app.clock())
+        yield signed_head(app.server_key, table_id, last, app.clock())
     return with_head
 
 

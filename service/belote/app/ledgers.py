@@ -23,7 +23,6 @@ the same chips.
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -37,7 +36,9 @@ from belote.table.codec import decode_stored
 from belote.table.state import TableState, evolve
 from belote.v1 import ledgers_pb2 as lpb
 
-RETRIES = 8
+from .repository import Repository
+
+LEDGERS_CACHED = 4096
 SETTLED_MEMORY = 100_000           # (table, game, what) settled by this process, remembered
 
 
@@ -189,6 +190,61 @@ class _Folded:
     value: object
 
 
+class LedgerLogs:
+    """The model of the ledger logs for the repository: LedgerEvents folded into a Purse
+    (``player:...``) or a month's ratings (``ratings:...``)."""
+
+    tail_events = 0
+    metered = False
+
+    @staticmethod
+    def unavailable(e: Exception) -> None:
+        return None                 # the store's own error, as it is
+
+    @staticmethod
+    def holds(log_id: str) -> bool:
+        return True
+
+    @staticmethod
+    def initial(log_id: str) -> _Folded:
+        return _Folded(0, Purse() if log_id.startswith("player:") else {})
+
+    @staticmethod
+    def version(folded: _Folded) -> int:
+        return folded.version
+
+    @staticmethod
+    def decode(stored) -> lpb.LedgerEvent:
+        return lpb.LedgerEvent.FromString(stored.payload)
+
+    def fold(self, folded: _Folded, new: list) -> _Folded:
+        fold = _fold_purse if isinstance(folded.value, Purse) else _fold_ratings
+        version, value = folded.version, folded.value
+        if isinstance(value, dict):
+            value = dict(value)                  # the cached fold is shared: never mutate it
+        for stored in new:
+            value = fold(value, self.decode(stored))
+            version = stored.sequence
+        return _Folded(version, value)
+
+    @staticmethod
+    def stamp(folded: _Folded, events: list, log_id: str, now_us: int) -> None:
+        return None                 # read back from the log when next asked
+
+    @staticmethod
+    def to_store(events: list) -> list[NewEvent]:
+        return [NewEvent(e.WhichOneof("body"), e.SerializeToString(deterministic=True))
+                for e in events]
+
+    @staticmethod
+    def append_options(folded: _Folded, new: None) -> dict:
+        return {}
+
+    @staticmethod
+    def too_busy() -> Exception:
+        return VersionConflict(-1, -1)
+
+
 @dataclass
 class Ledgers:
     """The live projection: applies a table's chip moves and rated games to the ledger logs."""
@@ -196,53 +252,28 @@ class Ledgers:
     store: object
     starting_chips: int
     clock: Callable[[], int] = lambda: time.time_ns() // 1000
-    _folds: OrderedDict = field(default_factory=OrderedDict)
     _settled: OrderedDict = field(default_factory=OrderedDict)
 
-    async def _read(self, log_id: str, fold, initial) -> tuple[int, object]:
-        """The ledger folded at its current version (cached; only new events are read)."""
-        cached = self._folds.get(log_id)
-        version, value = (cached.version, cached.value) if cached else (0, initial())
-        new = await self.store.read(log_id, after_sequence=version)
-        if cached and new and isinstance(value, dict):
-            value = dict(value)                  # the cached fold is shared: never mutate it
-        for stored in new:
-            value = fold(value, lpb.LedgerEvent.FromString(stored.payload))
-            version = stored.sequence
-        self._folds[log_id] = _Folded(version, value)
-        self._folds.move_to_end(log_id)
-        while len(self._folds) > 4096:
-            self._folds.popitem(last=False)
-        return version, value
+    def __post_init__(self) -> None:
+        self._logs = Repository(self.store, LedgerLogs(), self.clock, cache_size=LEDGERS_CACHED)
 
-    async def _append(self, log_id: str, request_id: str, fold, initial, build) -> None:
+    async def _read(self, log_id: str) -> tuple[int, object]:
+        """The ledger folded at its current version (cached; only new events are read)."""
+        folded = await self._logs.load(log_id)
+        return folded.version, folded.value
+
+    async def _append(self, log_id: str, request_id: str, build) -> None:
         """Append ``build(folded)`` with the expected version; re-read and rebuild on a conflict.
         A request id already in the ledger writes nothing (a retry, or another replica)."""
-        for _ in range(RETRIES):
-            version, value = await self._read(log_id, fold, initial)
-            events = build(value)
-            if inspect.isawaitable(events):          # a build that must look elsewhere first
-                events = await events
-            if not events:
-                return
-            try:
-                await self.store.append(
-                    log_id, version,
-                    [NewEvent(e.WhichOneof("body"), e.SerializeToString(deterministic=True))
-                     for e in events],
-                    request_id=request_id, recorded_at_us=self.clock())
-                return
-            except VersionConflict:
-                continue
-        raise VersionConflict(-1, -1)
+        await self._logs.execute(log_id, request_id, lambda folded: build(folded.value))
 
     async def balance(self, player_id: str) -> int:
-        _, purse = await self._read(player_log(player_id), _fold_purse, Purse)
+        _, purse = await self._read(player_log(player_id))
         return self.starting_chips if purse.balance is None else purse.balance
 
     async def purse(self, player_id: str, still_held: StillHeld) -> tuple[int, int]:
         """(balance, chips held now) of a player."""
-        _, purse = await self._read(player_log(player_id), _fold_purse, Purse)
+        _, purse = await self._read(player_log(player_id))
         held = [h for h in purse.holds.values() if await still_held(h)]
         balance = self.starting_chips if purse.balance is None else purse.balance
         return balance, sum(h.amount for h in held)
@@ -269,7 +300,7 @@ class Ledgers:
                     amount=hold.amount, held_at_us=hold.held_at_us))]
         # The hold's own time in its request id: holding again after a release writes again.
         await self._append(player_log(player_id), f"hold#{hold.table_id}#{hold.game_number}#"
-                           f"{hold.held_at_us}", _fold_purse, Purse, build)
+                           f"{hold.held_at_us}", build)
 
     async def release_stake(self, player_id: str, table_id: str, game_number: int) -> None:
         """End a hold that will not be paid (nothing if there is none)."""
@@ -279,10 +310,10 @@ class Ledgers:
             return [lpb.LedgerEvent(stake_released=lpb.StakeReleased(
                 player_id=player_id, table_id=table_id, game_number=game_number))]
         await self._append(player_log(player_id), f"release#{table_id}#{game_number}#{self.clock()}",
-                           _fold_purse, Purse, build)
+                           build)
 
     async def ratings(self, preset: str, month: str) -> dict[str, Rating]:
-        _, ratings = await self._read(ratings_log(preset, month), _fold_ratings, dict)
+        _, ratings = await self._read(ratings_log(preset, month))
         return ratings
 
     async def move_chips(self, moves: list[ChipMove]) -> None:
@@ -298,12 +329,11 @@ class Ledgers:
                     player_id=move.player_id, amount=move.amount, balance=balance + move.amount,
                     reason=move.reason, table_id=move.table_id, game_number=move.game_number)))
                 return events
-            await self._append(player_log(move.player_id), move.request_id, _fold_purse,
-                               Purse, build)
+            await self._append(player_log(move.player_id), move.request_id, build)
 
     async def rate_game(self, game: RatedGame) -> None:
-        await self._append(ratings_log(game.preset, game.month), game.request_id, _fold_ratings,
-                           dict, lambda ratings: [lpb.LedgerEvent(rating_changed=r)
+        await self._append(ratings_log(game.preset, game.month), game.request_id,
+                           lambda ratings: [lpb.LedgerEvent(rating_changed=r)
                                                   for r in rate(ratings, game)])
 
     # What a table's new events do; each (table, game, step) once per process -----------------

@@ -59,7 +59,7 @@ class QuickPlay:
             return await self.app.join_table(
                 tpb.JoinTableRequest(table_id=table_id, display_name=req.display_name,
                                      request_id=derived_id(digits, "seat")),
-                None, player_token, peer=peer, caller=caller)
+                None, player_token, caller=who if caller or peer is not None else None)
 
         known = self._answered.get(key)
         if known is not None:
@@ -75,7 +75,8 @@ class QuickPlay:
             return self._remember(key, table_id, joined)
         created = await self.app.create_table(tpb.CreateTableRequest(
             preset=preset, options=dict(req.options), name=QUICK_PLAY_NAME,
-            request_id=derived_id(digits, "table")), player_token, peer=peer, caller=caller)
+            request_id=derived_id(digits, "table")), player_token,
+            caller=who if caller or peer is not None else None)
         joined = await join(created.table_id)
         self.app._spawn(self._fill_with_bots(created.table_id, created.host_token, digits))
         return self._remember(key, created.table_id, joined)

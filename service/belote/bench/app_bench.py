@@ -15,6 +15,7 @@ import tempfile
 import time
 import uuid
 
+from belote.api.commands import ProtoTables
 from belote.app.tables import TableApp
 from belote.observability import configure_logging
 from belote.rules.options import MAX_TARGET
@@ -28,7 +29,7 @@ CARDS = 6000
 class _Seat:
     """One seat: its stream says whose turn it is; on its own it asks and plays."""
 
-    def __init__(self, app: TableApp, table_id: str, seat: int, token: str, counted: _Count):
+    def __init__(self, app: ProtoTables, table_id: str, seat: int, token: str, counted: _Count):
         self.app, self.table_id, self.seat, self.token, self.count = app, table_id, seat, token, counted
         self.turn = asyncio.Event()
         self.turn.set()
@@ -86,7 +87,7 @@ class _Count:
 async def measure() -> tuple[float, float]:
     """(CPU microseconds per card, cards per second)."""
     with tempfile.TemporaryDirectory() as tmp:
-        app = await TableApp.open(f"sqlite:///{tmp}/app.db")
+        app = ProtoTables(await TableApp.open(f"sqlite:///{tmp}/app.db"))
         count, tasks = _Count(), []
         try:
             for _ in range(TABLES):

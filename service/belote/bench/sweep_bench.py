@@ -17,6 +17,7 @@ import tempfile
 import time
 import uuid
 
+from belote.api.commands import ProtoTables
 from belote.app.tables import TableApp
 from belote.observability import configure_logging
 from belote.store import open_store
@@ -26,7 +27,7 @@ IDLE_GAMES = int(os.environ.get("BELOTE_BENCH_IDLE_GAMES") or 6000)
 ROUNDS = 3
 
 
-async def _idle_game(app: TableApp) -> None:
+async def _idle_game(app: ProtoTables) -> None:
     created = await app.create_table(pb.CreateTableRequest(
         preset="classic", options={"target": "2000"}, request_id=uuid.uuid4().hex))
     await asyncio.gather(*(app.join_table(pb.JoinTableRequest(
@@ -60,7 +61,7 @@ async def _timed(coroutine) -> tuple[float, float]:
 async def _bench(directory: str) -> list[tuple[str, float, str]]:
     url = f"sqlite:///{os.path.join(directory, 'sweep.db')}"
     writer_store = open_store(url)
-    writer = TableApp(writer_store)
+    writer = ProtoTables(TableApp(writer_store))
     for i in range(0, IDLE_GAMES, 200):
         await asyncio.gather(*(_idle_game(writer) for _ in range(min(200, IDLE_GAMES - i))))
     await writer.close()

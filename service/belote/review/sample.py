@@ -219,14 +219,15 @@ async def sample_logs(games, directory: str | None = None,
     their exports (in order, each ending with its signed head). ``directory``: where to keep the
     sqlite store (``sample.db``); by default a temporary one, removed after. ``server_key``: the
     app's (its exports are signed with a key derived from it); by default a random one."""
+    from belote.api.commands import ProtoTables
     from belote.app.tables import TableApp
     from belote.store import open_store
 
     with tempfile.TemporaryDirectory(prefix="belote-review-") as tmp:
         store = open_store(f"sqlite:///{os.path.join(directory or tmp, 'sample.db')}")
         clock = SampleClock()
-        app = TableApp(store, REVIEWER_TOKEN, auth_secret=AUTH_SECRET, clock=clock,
-                       server_key=server_key)
+        app = ProtoTables(TableApp(store, REVIEWER_TOKEN, auth_secret=AUTH_SECRET, clock=clock,
+                                   server_key=server_key))
         try:
             ids = await asyncio.gather(*(play_table(app, preset, seats, **kw) for preset, seats, kw in games))
             clock.skip(REMATCH_VOTE_S + 1)

@@ -1,0 +1,66 @@
+"""The lobby: the index of tables others may join, new tables' ids, and the quota on new tables.
+
+A table's lobby entry is written with the append that changes what it shows (status, free
+seats), so the index never lags the log.
+"""
+
+from __future__ import annotations
+
+import base64
+import secrets
+
+from belote.store import StoreUnavailable, TableIndexEntry
+from belote.table.state import WAITING, TableState
+from belote.table.views import status_to_pb
+from belote.v1 import table_service_pb2 as tpb
+
+from . import errors as err
+from .limits import caller_key
+from .requests import RequestKey
+
+CLOSED = "closed"                 # the index status of a closed table (TableStatus stays FINISHED)
+
+
+def index_key(state: TableState) -> tuple:
+    """What of a table its lobby entry shows that can change (the rest is fixed at creation)."""
+    return state.status, state.closed, len(state.free_seats())
+
+
+def index_entry(state: TableState) -> TableIndexEntry:
+    summary = tpb.TableSummary(table_id=state.table_id, name=state.created.name,
+                               preset=state.created.preset, free_seats=len(state.free_seats()),
+                               stake=state.created.stake, turn_timer_s=state.created.turn_timer_s,
+                               status=status_to_pb(state.status))
+    return TableIndexEntry(status=CLOSED if state.closed else state.status,
+                           listed=not state.created.private and state.status == WAITING,
+                           summary=summary.SerializeToString(deterministic=True))
+
+
+class Lobby:
+    def __init__(self, store, tables_created) -> None:
+        self.store = store
+        self._tables_created = tables_created       # a limits.Window, or None: no quota
+
+    async def open_tables(self, limit: int) -> list[tpb.TableSummary]:
+        rows = await self.store.list_index(status=WAITING, listed=True, limit=limit)
+        return [tpb.TableSummary.FromString(e.summary) for _, e, _ in rows]
+
+    async def table_id(self, request: RequestKey) -> str:
+        """A random id for a new table; a retried CreateTable gets the one its request claimed."""
+        try:
+            return await self.store.claim_table(request.key, base64.b32encode(
+                secrets.token_bytes(10)).decode().lower())
+        except StoreUnavailable as e:
+            raise err.AppError(err.UNAVAILABLE, "STORE_UNAVAILABLE", "the store cannot be reached") from e
+
+    async def count_table_created(self, key: RequestKey, peer: str | None, player: str) -> None:
+        """A registered player's tables count against it, a guest's against its peer; a retry
+        (the same request key) counts once."""
+        window = self._tables_created
+        if window is None or peer is None:
+            return
+        caller = caller_key(f"player:{player}" if player else peer)
+        if await window.take(caller, holder=str(key)) is None:
+            raise err.AppError(err.RESOURCE_EXHAUSTED, "TOO_MANY_TABLES",
+                               f"at most {window.limit} new tables per minute from one caller: "
+                               "retry within a minute")
