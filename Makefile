@@ -109,17 +109,35 @@ clients/web/dist/index.html: clients/web/node_modules $(WEB_SOURCES) $(PROTOS) $
 			"and the browser tests in tests/web/ skip (and fail when CI is set)"; \
 	fi
 
-test: install tools clients/node/node_modules
+test: install tools clients/node/node_modules proto/node_modules
 	$(BIN)/pytest -q
 
 bench: install
 	$(BIN)/python -m belote.bench
 
-lint: install
+# buf (proto/package.json pins the npm package @bufbuild/buf): `buf lint` with the rules of
+# proto/buf.yaml, and `buf breaking` against proto/belote-v1.binpb, the image of belote.v1 as it
+# was frozen (issue 19): a change that breaks v1's wire or JSON form fails here and needs a
+# belote.v2 package instead. Without npm, a note (and a failure when CI is set).
+BUF := proto/node_modules/.bin/buf
+
+proto/node_modules: proto/package.json proto/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd proto && npm ci --ignore-scripts --no-audit --no-fund && touch node_modules; \
+	fi
+
+lint: install proto/node_modules
 	$(BIN)/ruff check service tests
+	@if [ -x $(BUF) ]; then \
+		$(BUF) lint proto && $(BUF) breaking proto --against proto/belote-v1.binpb && \
+		echo "buf: lint and breaking clean"; \
+	else \
+		echo "note: npm not found; install Node.js 18+ with npm for buf lint and buf breaking"; \
+		[ -z "$$CI" ]; \
+	fi
 	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) service/belote/v1/*_pb2.py service/belote/v1/*_pb2.pyi service/belote/v1/*_pb2_grpc.py
-	rm -rf clients/node/node_modules
+	rm -rf clients/node/node_modules proto/node_modules
 	rm -rf clients/web/node_modules clients/web/dist clients/web/src/gen

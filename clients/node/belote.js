@@ -8,7 +8,7 @@
 //   sequence seen + 1: every event is yielded once, in order.
 //
 // Messages are plain objects with the proto's field names (keepCase), enums as their names
-// ("NORMAL", "HEARTS"), 64-bit integers as strings, unset fields at their defaults.
+// ("BOT_LEVEL_NORMAL", "SUIT_HEARTS"), 64-bit integers as strings, unset fields at their defaults.
 'use strict';
 
 const crypto = require('node:crypto');
@@ -116,7 +116,9 @@ class BeloteClient {
   }
 
   addBot(tableId, token, level = 'NORMAL') {
-    return this.call('AddBot', { table_id: tableId, level, request_id: newRequestId() }, token);
+    // BotLevel values carry their prefix since belote.v1 was frozen: 'NORMAL' is BOT_LEVEL_NORMAL.
+    const value = level.startsWith('BOT_LEVEL_') ? level : `BOT_LEVEL_${level}`;
+    return this.call('AddBot', { table_id: tableId, level: value, request_id: newRequestId() }, token);
   }
 
   getTable(tableId, token) {

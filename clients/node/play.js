@@ -53,7 +53,7 @@ function randomFrom(seed) {
 
 function describeAction(action) {
   if (action.card) return `${action.card.rank} of ${action.card.suit}`;
-  if (action.bid) return action.bid.is_pass ? 'pass' : `bid ${action.bid.contract}`;
+  if (action.bid) return action.bid.passed ? 'pass' : `bid ${action.bid.contract}`;
   if (action.announce) return `announce ${action.announce.kind}`;
   return 'nothing';
 }

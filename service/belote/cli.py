@@ -105,7 +105,7 @@ async def _demo_client(target: str, preset: str, options: dict[str, str]) -> tup
         host = (("authorization", f"Bearer {created.host_token}"),)
         for _ in range(4):
             await stub.AddBot(pb.AddBotRequest(
-                table_id=created.table_id, level=events_pb2.EASY, request_id=str(uuid.uuid4())),
+                table_id=created.table_id, level=events_pb2.BOT_LEVEL_EASY, request_id=str(uuid.uuid4())),
                 metadata=host)
         # From the first event: the bots may have played a deal before the stream opens.
         async for event in stub.WatchTable(pb.WatchTableRequest(table_id=created.table_id,
@@ -124,7 +124,7 @@ def _deal_line(deal) -> str:
     from belote.v1 import cards_pb2, events_pb2
 
     contract = cards_pb2.Contract.Name(deal.contract).removeprefix("CONTRACT_").lower()
-    outcome = events_pb2.DealOutcome.Name(deal.outcome).lower()
+    outcome = events_pb2.DealOutcome.Name(deal.outcome).removeprefix("DEAL_OUTCOME_").lower()
     return (f"deal {deal.deal_number}: seat {deal.taker} took {contract}, {outcome}: "
             f"+{deal.deal_score[0]} / +{deal.deal_score[1]}, "
             f"totals {deal.totals[0]} - {deal.totals[1]}")

@@ -65,7 +65,7 @@ class Table:
         return reply
 
     async def add_bot(self, seat: int | None = None) -> pb.AddBotResponse:
-        req = pb.AddBotRequest(table_id=self.table_id, level=events_pb2.EASY, request_id=rid())
+        req = pb.AddBotRequest(table_id=self.table_id, level=events_pb2.BOT_LEVEL_EASY, request_id=rid())
         if seat is not None:
             req.seat = seat
         return await self.stub.AddBot(req, metadata=bearer(self.host_token))
@@ -83,7 +83,7 @@ class Table:
     async def play(self, rng: random.Random, until=None, timeout: float = GAME_TIMEOUT_S) -> pb.Table:
         """Humans play random legal actions (bots play by themselves) until `until(table)` holds
         on the spectator view; by default until the game is over. Returns that view."""
-        until = until or (lambda t: t.status == pb.FINISHED)
+        until = until or (lambda t: t.status == pb.TABLE_STATUS_FINISHED)
         deadline = time.monotonic() + timeout
         while True:
             table = await self.view()

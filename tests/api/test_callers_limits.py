@@ -22,7 +22,7 @@ STRANGER = "127.0.0.2"
 
 
 async def _private_table(stub, password: str = "right one") -> str:
-    created = await stub.CreateTable(pb.CreateTableRequest(private=True, password=password,
+    created = await stub.CreateTable(pb.CreateTableRequest(is_private=True, password=password,
                                                            request_id=rid()))
     return created.table_id
 
@@ -53,7 +53,7 @@ async def test_a_stranger_s_wrong_passwords_lock_out_only_the_stranger_on_both_r
             assert (err.code(), reason_of(err)) == (C.RESOURCE_EXHAUSTED, "TOO_MANY_WRONG_PASSWORDS")
         # Everyone else: the right password works, on either replica, to look and to sit.
         for stub in (one, two):
-            assert (await _look(stub, table_id, "right one")).private
+            assert (await _look(stub, table_id, "right one")).is_private
         joined = await one.JoinTable(pb.JoinTableRequest(table_id=table_id, display_name="ann",
                                                          password="right one", request_id=rid()))
         assert joined.seat_token
@@ -73,7 +73,7 @@ async def test_a_flood_of_tries_at_once_hashes_five_passwords_and_refuses_the_re
                                           for i in range(100)))
     assert collections.Counter(outcomes) == {(C.PERMISSION_DENIED, "WRONG_PASSWORD"): 5,
                                              (C.RESOURCE_EXHAUSTED, "TOO_MANY_WRONG_PASSWORDS"): 95}
-    assert (await _look(stub, table_id, "right one")).private
+    assert (await _look(stub, table_id, "right one")).is_private
 
 
 async def test_the_right_password_again_and_again_is_never_refused(stub):

@@ -109,12 +109,12 @@ async def test_fifty_spectators_per_table_ten_per_caller_and_not_one_more(server
 
 
 async def test_a_private_table_shows_itself_to_spectators_with_its_password(stub):
-    table = await new_table(stub, "classic", humans=(0, 1), private=True, password="open sesame")
+    table = await new_table(stub, "classic", humans=(0, 1), is_private=True, password="open sesame")
     for password in ("", "open says me"):
         err = await rpc_error(stub.GetTable(pb.GetTableRequest(table_id=table.table_id, password=password)))
         assert (err.code(), reason_of(err)) == (C.PERMISSION_DENIED, "WRONG_PASSWORD")
     view = await table.view()           # with the password
-    assert view.private and view.your_seat == -1 and not view.game.your_hand
+    assert view.is_private and view.your_seat == -1 and not view.game.your_hand
     call = stub.WatchTable(pb.WatchTableRequest(table_id=table.table_id, password="open sesame"))
     events = []
     async for event in call:
@@ -132,7 +132,7 @@ async def test_a_private_table_shows_itself_to_spectators_with_its_password(stub
 
 async def _private_table(stub, password: str) -> Table:
     """A private table waiting for players, seat 0 taken."""
-    created = await stub.CreateTable(pb.CreateTableRequest(private=True, password=password,
+    created = await stub.CreateTable(pb.CreateTableRequest(is_private=True, password=password,
                                                            request_id=rid()))
     table = Table(stub, created.table_id, created.host_token, 1000, password=password)
     await table.join(0, password=password)

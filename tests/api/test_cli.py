@@ -76,9 +76,9 @@ async def test_demo_against_a_server(server):
     async with grpc.aio.insecure_channel(server.address) as channel:
         table = await table_service_pb2_grpc.TableServiceStub(channel).GetTable(
             pb.GetTableRequest(table_id=table_id))
-    assert table.status == pb.FINISHED and table.preset == "kamikaze"
+    assert table.status == pb.TABLE_STATUS_FINISHED and table.preset == "kamikaze"
     assert list(table.game.totals) == [a, b]
-    assert [s.occupant for s in table.seats] == [pb.BOT] * 4
+    assert [s.occupant for s in table.seats] == [pb.SEAT_OCCUPANT_BOT] * 4
 
 
 def test_demo_reports_a_refused_option():
@@ -141,7 +141,7 @@ async def test_serve_takes_the_reviewer_token_from_a_file_kept_off_the_command_l
         export = stub.ExportLog(pb.ExportLogRequest(table_id=created.table_id),
                                 metadata=(("authorization", "Bearer reviewer-from-a-file-0123456789"),))
         # The one event, then the export's signed head.
-        assert [e.type or ("head" if e.HasField("head") else "?")
+        assert [e.event_type or ("head" if e.HasField("head") else "?")
                 async for e in export] == ["table_created", "head"]
 
 

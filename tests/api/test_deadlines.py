@@ -4,6 +4,7 @@ store's index shows changed since it last looked, never the idle ones."""
 from __future__ import annotations
 
 import pytest
+from google.protobuf.duration_pb2 import Duration
 from belote.app import deadlines as deadline_sweep
 from belote.app.deadlines import Deadlines
 from belote.v1 import table_service_pb2 as pb
@@ -59,9 +60,9 @@ async def test_the_sweep_loads_no_idle_table_only_changed_and_due_ones(tmp_path,
     monkeypatch.setattr(deadline_sweep, "SWEEP_MAX_S", 3600.0)
     async with embedded_server(tmp_path) as (one, stub), embedded_server(tmp_path) as (two, _):
         idle = [await new_table(stub, "classic", {"target": "2000"}) for _ in range(12)]
-        timed = await new_table(stub, "classic", {"target": "2000"}, turn_timer_s=30)
-        assert {(await t.view()).status for t in [*idle, timed]} == {pb.PLAYING}
-        deadline = (await timed.view()).turn_deadline.ToMicroseconds()
+        timed = await new_table(stub, "classic", {"target": "2000"}, turn_timer=Duration(seconds=30))
+        assert {(await t.view()).status for t in [*idle, timed]} == {pb.TABLE_STATUS_PLAYING}
+        deadline = (await timed.view()).turn_deadline_time.ToMicroseconds()
         on_one, on_two = _count_loads(one), _count_loads(two)
         # `one` appended every event: it knows every deadline, and loads nothing to sweep.
         assert await one.enforce_deadlines(now_us=deadline - 1) == 0

@@ -9,6 +9,7 @@ import grpc
 import pytest
 from belote.v1 import cards_pb2
 from belote.v1 import table_service_pb2 as pb
+from google.protobuf.duration_pb2 import Duration
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from players import Table, bearer, new_table, rid, rpc_error, watch
@@ -16,7 +17,7 @@ from players import Table, bearer, new_table, rid, rpc_error, watch
 pytestmark = pytest.mark.timeout(60)
 
 C = grpc.StatusCode
-PASS = cards_pb2.Action(bid=cards_pb2.Bid(is_pass=True))
+PASS = cards_pb2.Action(bid=cards_pb2.Bid(passed=True))
 A_UUID = "3f2b8c1e-9d4a-4e7b-a1c5-0b6d2e8f9a73"  # a well-formed id, for requests refused before any write
 
 
@@ -85,8 +86,12 @@ async def test_unknown_table_is_not_found(stub, four):
     (pb.CreateTableRequest(options={"trumps": "yes"}, request_id=A_UUID), "options[trumps]"),
     (pb.CreateTableRequest(options={"play": "belgian"}, request_id=A_UUID), "options[undertrump]"),
     (pb.CreateTableRequest(stake=-1, request_id=A_UUID), "stake"),
-    (pb.CreateTableRequest(private=True, request_id=A_UUID), "password"),
+    (pb.CreateTableRequest(is_private=True, request_id=A_UUID), "password"),
     (pb.CreateTableRequest(name="n" * 65, request_id=A_UUID), "name"),
+    (pb.CreateTableRequest(turn_timer=Duration(seconds=3601), request_id=A_UUID), "turn_timer"),
+    (pb.CreateTableRequest(turn_timer=Duration(seconds=-1), request_id=A_UUID), "turn_timer"),
+    (pb.CreateTableRequest(turn_timer=Duration(seconds=30, nanos=500_000_000), request_id=A_UUID),
+     "turn_timer"),
     (pb.CreateTableRequest(request_id=""), "request_id"),
     (pb.CreateTableRequest(request_id="r" * 65), "request_id"),
     (pb.CreateTableRequest(request_id="game-42"), "request_id"),
@@ -118,9 +123,10 @@ async def test_bad_seat_name_and_page_size_are_invalid_argument(stub):
 
 @pytest.mark.parametrize("action, field", [
     (cards_pb2.Action(), "action"),
-    (cards_pb2.Action(card=cards_pb2.Card(rank=cards_pb2.ACE)), "action.card"),
-    (cards_pb2.Action(card=cards_pb2.Card(suit=cards_pb2.HEARTS, rank=99)), "action.card"),
+    (cards_pb2.Action(card=cards_pb2.Card(rank=cards_pb2.RANK_ACE)), "action.card"),
+    (cards_pb2.Action(card=cards_pb2.Card(suit=cards_pb2.SUIT_HEARTS, rank=99)), "action.card"),
     (cards_pb2.Action(bid=cards_pb2.Bid()), "action.bid.contract"),
+    (cards_pb2.Action(bid=cards_pb2.Bid(passed=False)), "action.bid.passed"),
     (cards_pb2.Action(announce=cards_pb2.Announcement()), "action.announce.kind"),
 ])
 async def test_malformed_action_is_invalid_argument_naming_the_field(four, action, field):
@@ -154,7 +160,7 @@ async def test_must_follow_suit(four):
     for _ in range(400):
         view = await four.view()
         game = view.game
-        if game.phase == pb.CARD_PLAY and game.current_trick:
+        if game.phase == pb.DEAL_PHASE_CARD_PLAY and game.current_trick:
             seat = game.to_act
             led = game.current_trick[0].card.suit
             hand = (await four.view(seat)).game.your_hand
@@ -169,7 +175,7 @@ async def test_must_follow_suit(four):
 
 async def test_card_not_in_hand(four):
     rng = random.Random("notheld")
-    view = await four.play(rng, until=lambda t: t.game.phase == pb.CARD_PLAY)
+    view = await four.play(rng, until=lambda t: t.game.phase == pb.DEAL_PHASE_CARD_PLAY)
     seat = view.game.to_act
     other = (await four.view((seat + 1) % 4)).game.your_hand[0]
     await refused(four, four.act(seat, cards_pb2.Action(card=other)), C.FAILED_PRECONDITION,
@@ -210,7 +216,7 @@ async def test_game_over(stub):
 # Who may do what -----------------------------------------------------------------------------
 async def test_wrong_or_missing_password_is_permission_denied(stub):
     created = await stub.CreateTable(pb.CreateTableRequest(
-        preset="classic", private=True, password="open sesame", request_id=rid()))
+        preset="classic", is_private=True, password="open sesame", request_id=rid()))
     table = Table(stub, created.table_id, created.host_token, 1000, password="open sesame")
     await refused(table, table.join(password="open says me"), C.PERMISSION_DENIED, "WRONG_PASSWORD")
     await refused(table, table.join(), C.PERMISSION_DENIED, "WRONG_PASSWORD")

@@ -38,7 +38,7 @@ async def test_a_game_is_played_to_its_end(stub, preset):
     final = await table.play(rng)
 
     spectator, *seats = await asyncio.gather(*streams)
-    assert final.game.phase == pb.GAME_OVER
+    assert final.game.phase == pb.DEAL_PHASE_GAME_OVER
     end = check_game_end(spectator, table.target)
     assert final.game.winning_team == end.winning_team
     assert list(final.game.totals) == list(end.totals)

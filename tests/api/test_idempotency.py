@@ -22,7 +22,7 @@ async def test_the_same_act_twice_answers_the_same_and_appends_nothing(stub):
     table = await new_table(stub, "classic", {"target": "200"})
     rng = random.Random("dup-act")
     # Once in the auction, once in the card play.
-    for until in (lambda t: True, lambda t: t.game.phase == pb.CARD_PLAY):
+    for until in (lambda t: True, lambda t: t.game.phase == pb.DEAL_PHASE_CARD_PLAY):
         view = await table.play(rng, until=until)
         seat = view.game.to_act
         legal = await table.legal(seat)
@@ -41,7 +41,7 @@ async def test_the_same_join_twice_gives_the_same_seat_and_token(stub):
     again = await stub.JoinTable(join)
     assert (again.seat, again.seat_token) == (first.seat, first.seat_token)
     view = await stub.GetTable(pb.GetTableRequest(table_id=created.table_id))
-    assert [s.occupant for s in view.seats] == [pb.HUMAN, pb.EMPTY, pb.EMPTY, pb.EMPTY]
+    assert [s.occupant for s in view.seats] == [pb.SEAT_OCCUPANT_HUMAN, pb.SEAT_OCCUPANT_EMPTY, pb.SEAT_OCCUPANT_EMPTY, pb.SEAT_OCCUPANT_EMPTY]
     assert view.version == 2  # TableCreated, one SeatJoined
 
 
@@ -58,7 +58,7 @@ async def test_two_acts_racing_for_one_turn_append_once(stub):
     rng = random.Random("race")
     for round_ in range(12):
         view = await table.view()
-        if view.status == pb.FINISHED:
+        if view.status == pb.TABLE_STATUS_FINISHED:
             break
         seat, version = view.game.to_act, view.version
         legal = await table.legal(seat)
@@ -122,7 +122,7 @@ async def test_a_spectators_chat_then_a_join_with_the_same_id_is_refused_and_wri
     await _reused(stub.JoinTable(pb.JoinTableRequest(table_id=created.table_id,
                                                      display_name="ann", request_id=same)))
     view = await stub.GetTable(pb.GetTableRequest(table_id=created.table_id))
-    assert view.version == 2 and [s.occupant for s in view.seats] == [pb.EMPTY] * 4
+    assert view.version == 2 and [s.occupant for s in view.seats] == [pb.SEAT_OCCUPANT_EMPTY] * 4
 
 
 async def test_a_join_then_a_spectators_chat_with_the_same_id_is_refused(stub):
@@ -165,7 +165,7 @@ async def test_create_table_with_another_callers_request_id_gets_a_table_of_its_
     # whose host tokens open nothing of Alice's.
     async with embedded_server(tmp_path) as (_app, stub):
         same = rid()
-        create = pb.CreateTableRequest(preset="classic", private=True, password="alice-only",
+        create = pb.CreateTableRequest(preset="classic", is_private=True, password="alice-only",
                                        request_id=same)
         alice = await stub.CreateTable(create, metadata=as_player("alice"))
         for who in (None, as_player("mallory")):
@@ -211,7 +211,7 @@ async def test_leaving_answers_the_spectator_view_and_a_retry_the_same(stub):
     again = await stub.LeaveTable(leave, metadata=bearer(table.tokens[0]))
     for reply in (first, again):
         assert reply.table.your_seat == -1 and not reply.table.game.your_hand
-        assert reply.table.seats[0].occupant == pb.BOT
+        assert reply.table.seats[0].occupant == pb.SEAT_OCCUPANT_BOT
     # Before the game too, where the left seat's token is no longer known.
     created = await stub.CreateTable(pb.CreateTableRequest(preset="classic", request_id=rid()))
     waiting = Table(stub, created.table_id, created.host_token, 1000)
@@ -219,7 +219,7 @@ async def test_leaving_answers_the_spectator_view_and_a_retry_the_same(stub):
     leave = pb.LeaveTableRequest(table_id=waiting.table_id, request_id=rid())
     first = await stub.LeaveTable(leave, metadata=bearer(waiting.tokens[2]))
     again = await stub.LeaveTable(leave, metadata=bearer(waiting.tokens[2]))
-    assert first == again and first.table.seats[2].occupant == pb.EMPTY
+    assert first == again and first.table.seats[2].occupant == pb.SEAT_OCCUPANT_EMPTY
     # A new leave under a fresh id is refused as before.
     err = await rpc_error(stub.LeaveTable(pb.LeaveTableRequest(table_id=waiting.table_id,
                                                                request_id=rid()),

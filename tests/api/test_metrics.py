@@ -16,7 +16,7 @@ from players import bearer, new_table, rid, rpc_error, watch
 from prometheus_client.parser import text_string_to_metric_families
 
 pytestmark = pytest.mark.timeout(60)
-PASS = cards_pb2.Action(bid=cards_pb2.Bid(is_pass=True))
+PASS = cards_pb2.Action(bid=cards_pb2.Bid(passed=True))
 SERVICE = "belote.v1.TableService"
 
 
@@ -110,7 +110,7 @@ async def test_bot_decisions_are_timed_once_per_bot_move(server_factory):
     bot_moves = sum(1 for e in log for kind in ("bid_made", "card_played", "announcement_declared")
                     if e.HasField(kind) and getattr(e, kind).HasField("bot"))
     assert value(values, "belote_bot_decision_seconds_count", level="easy") == bot_moves
-    assert all(getattr(e, k).bot.level == events_pb2.EASY for e in log
+    assert all(getattr(e, k).bot.level == events_pb2.BOT_LEVEL_EASY for e in log
                for k in ("bid_made", "card_played") if e.HasField(k) and getattr(e, k).HasField("bot"))
 
 

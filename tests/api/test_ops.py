@@ -26,7 +26,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from servers import BELOTE
 
 pytestmark = pytest.mark.timeout(60)
-PASS = cards_pb2.Action(bid=cards_pb2.Bid(is_pass=True))
+PASS = cards_pb2.Action(bid=cards_pb2.Bid(passed=True))
 
 
 async def test_health_is_serving(server):
@@ -109,7 +109,7 @@ async def test_tokens_stay_out_of_logs_and_exports(server_factory):
     async with grpc.aio.insecure_channel(proc.address) as channel:
         stub = table_service_pb2_grpc.TableServiceStub(channel)
         table = await new_table(stub, "classic", {"target": "200"}, humans=(0, 2),
-                                private=True, password="hunter2-password")
+                                is_private=True, password="hunter2-password")
         # A few refusals too: error paths are where secrets slip into logs.
         for token in (*table.tokens.values(), table.host_token, "made-up-token"):
             await rpc_error(stub.Act(pb.ActRequest(table_id="no-such-table", request_id=rid()),

@@ -201,7 +201,7 @@ async def test_a_game_of_four_players_is_rated_and_a_rematch_rated_again(tmp_pat
         for seat in range(4):
             voted = await stub.VoteRematch(pb.VoteRematchRequest(table_id=table.table_id, request_id=rid()),
                                            metadata=(("authorization", f"Bearer {table.tokens[seat]}"),))
-        assert (voted.table.status, voted.table.game.game_number) == (pb.PLAYING, 2)
+        assert (voted.table.status, voted.table.game.game_number) == (pb.TABLE_STATUS_PLAYING, 2)
         second = (await table.play(random.Random(6))).game.winning_team
         change = team_changes((1516, 1484) if first == 0 else (1484, 1516), second)
         after = {p: round((1516 if p in winners else 1484) + change[s % 2], 2) for s, p in PLAYERS.items()}

@@ -46,7 +46,7 @@ async def test_a_stream_closing_on_one_replica_does_not_disconnect_a_seat_watchi
         on_one.cancel()
         await asyncio.sleep(DEBOUNCE_S + 1.5)
         assert await presence_events(table) == []
-        assert (await table.view()).seats[0].occupant == pb.HUMAN
+        assert (await table.view()).seats[0].occupant == pb.SEAT_OCCUPANT_HUMAN
         # The last stream closes: now the seat is disconnected, once.
         on_two.cancel()
         assert await until(lambda: presence_events(table)) == [("seat_disconnected", 0)]

@@ -35,7 +35,7 @@ async def playing_soon(stub, table_id: str, timeout: float = 15.0) -> pb.Table:
     deadline = time.monotonic() + timeout
     while True:
         table = await stub.GetTable(pb.GetTableRequest(table_id=table_id))
-        if table.status != pb.WAITING_FOR_PLAYERS or time.monotonic() > deadline:
+        if table.status != pb.TABLE_STATUS_WAITING_FOR_PLAYERS or time.monotonic() > deadline:
             return table
         await asyncio.sleep(0.1)
 
@@ -48,14 +48,14 @@ async def test_callers_of_a_preset_sit_together_and_bots_fill_the_rest(quick_stu
     assert {first.seat, second.seat} == {0, 1}
     assert first.seat_token != second.seat_token
     waiting = await quick_stub.GetTable(pb.GetTableRequest(table_id=first.table.table_id))
-    assert waiting.status == pb.WAITING_FOR_PLAYERS and waiting.name == "quick play"
+    assert waiting.status == pb.TABLE_STATUS_WAITING_FOR_PLAYERS and waiting.name == "quick play"
 
     started = time.monotonic()
     table = await playing_soon(quick_stub, first.table.table_id)
-    assert table.status == pb.PLAYING
+    assert table.status == pb.TABLE_STATUS_PLAYING
     assert time.monotonic() - started < WAIT_S + 5
     kinds = [s.occupant for s in table.seats]
-    assert kinds == [pb.HUMAN, pb.HUMAN, pb.BOT, pb.BOT]
+    assert kinds == [pb.SEAT_OCCUPANT_HUMAN, pb.SEAT_OCCUPANT_HUMAN, pb.SEAT_OCCUPANT_BOT, pb.SEAT_OCCUPANT_BOT]
     assert [s.display_name for s in table.seats[:2]] == ["Ada", "Bob"]
 
 
@@ -66,7 +66,7 @@ async def test_a_retry_gets_the_first_answer(quick_stub):
     assert (again.table.table_id, again.seat, again.seat_token) == \
         (first.table.table_id, first.seat, first.seat_token)
     table = await quick_stub.GetTable(pb.GetTableRequest(table_id=first.table.table_id))
-    assert sum(s.occupant == pb.HUMAN for s in table.seats) == 1
+    assert sum(s.occupant == pb.SEAT_OCCUPANT_HUMAN for s in table.seats) == 1
 
 
 async def test_many_callers_at_once_never_make_five_and_nobody_waits_forever(quick_stub):
@@ -77,9 +77,9 @@ async def test_many_callers_at_once_never_make_five_and_nobody_waits_forever(qui
     assert len({a.seat_token for a in answers}) == 11
     for table_id, humans in per_table.items():
         table = await playing_soon(quick_stub, table_id)
-        assert table.status == pb.PLAYING, table_id                     # full, or filled by bots
-        assert sum(s.occupant == pb.HUMAN for s in table.seats) == humans
-        assert sum(s.occupant == pb.BOT for s in table.seats) == 4 - humans
+        assert table.status == pb.TABLE_STATUS_PLAYING, table_id                     # full, or filled by bots
+        assert sum(s.occupant == pb.SEAT_OCCUPANT_HUMAN for s in table.seats) == humans
+        assert sum(s.occupant == pb.SEAT_OCCUPANT_BOT for s in table.seats) == 4 - humans
 
 
 @pytest.mark.parametrize("request_, field", [

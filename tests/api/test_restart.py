@@ -39,7 +39,7 @@ async def snapshot(table: Table):
 
 
 def mid_deal(t: pb.Table) -> bool:
-    return t.game.phase == pb.CARD_PLAY and t.game.trick_number >= 3 and t.game.to_act in (0, 2)
+    return t.game.phase == pb.DEAL_PHASE_CARD_PLAY and t.game.trick_number >= 3 and t.game.to_act in (0, 2)
 
 
 async def test_sigkill_mid_deal_then_restart_goes_on_exactly(server_factory, channels):
@@ -81,7 +81,7 @@ async def test_bots_interrupted_by_a_crash_finish_after_the_restart(server_facto
     # Only the restart's resume can move them on: a stream asks nothing of the bots.
     events = await watch(stub, table.table_id)
     check_game_end(events, table.target)
-    assert events[-1].time.ToMicroseconds() > killed_at * 1e6, "the game ended before the kill"
+    assert events[-1].append_time.ToMicroseconds() > killed_at * 1e6, "the game ended before the kill"
     assert [e.sequence for e in events] == list(range(1, len(events) + 1))
 
 

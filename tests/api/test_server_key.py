@@ -56,7 +56,7 @@ async def test_a_copy_of_the_database_gives_back_no_token_and_holds_no_key(serve
     own_key.write_text(secrets.token_hex(32))
     other_key.write_text(secrets.token_hex(32))
     proc = server_factory(extra_args=("--key-file", str(own_key)))
-    create = pb.CreateTableRequest(private=True, password="backup-test", request_id=rid())
+    create = pb.CreateTableRequest(is_private=True, password="backup-test", request_id=rid())
     async with grpc.aio.insecure_channel(proc.address) as channel:
         stub = table_service_pb2_grpc.TableServiceStub(channel)
         created = await stub.CreateTable(create)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import grpc
 import pytest
-from belote.api.errors import STATUS_CODES
+from belote.api.errors import STATUS_OF_REASON
 from belote.api.server import start
 from belote.app import errors as app_errors
 from belote.app.errors import AppError
@@ -86,23 +86,40 @@ def details_of(err: grpc.aio.AioRpcError):
 
 
 ACT = pb.ActRequest(table_id="t1", request_id="3f2b8c1e-9d4a-4e7b-a1c5-0b6d2e8f9a73",
-                    action=cards_pb2.Action(bid=cards_pb2.Bid(is_pass=True)))
+                    action=cards_pb2.Action(bid=cards_pb2.Bid(passed=True)))
 BEARER = (("authorization", "Bearer tok-123"),)
 
 
-@pytest.mark.parametrize("code", sorted(STATUS_CODES))
-async def test_every_app_code_maps_to_its_status_with_error_info(served, code):
+# One reason of each status code, and the code it must come with.
+ONE_REASON_PER_CODE = {
+    "INVALID_FIELD": grpc.StatusCode.INVALID_ARGUMENT, "TABLE_NOT_FOUND": grpc.StatusCode.NOT_FOUND,
+    "UNAUTHENTICATED": grpc.StatusCode.UNAUTHENTICATED,
+    "WRONG_PASSWORD": grpc.StatusCode.PERMISSION_DENIED,
+    "CHAT_TOO_FAST": grpc.StatusCode.RESOURCE_EXHAUSTED, "VERSION_CONFLICT": grpc.StatusCode.ABORTED,
+    "SEQUENCE_AHEAD": grpc.StatusCode.OUT_OF_RANGE, "REQUEST_ID_REUSED": grpc.StatusCode.ALREADY_EXISTS,
+    "STORE_UNAVAILABLE": grpc.StatusCode.UNAVAILABLE, "SEAT_TAKEN": grpc.StatusCode.FAILED_PRECONDITION,
+    "MUST_FOLLOW_SUIT": grpc.StatusCode.FAILED_PRECONDITION, "INTERNAL": grpc.StatusCode.INTERNAL,
+}
+
+
+def test_each_status_code_has_a_reason_here():
+    assert set(ONE_REASON_PER_CODE.values()) == set(STATUS_OF_REASON.values())
+
+
+@pytest.mark.parametrize("reason", sorted(ONE_REASON_PER_CODE))
+async def test_a_reason_comes_with_its_status_code_and_error_info(served, reason):
     app, stub, _ = served
-    field = "action.card" if code == app_errors.INVALID_ARGUMENT else None
-    app.error = AppError(code, "SOME_REASON", "you must follow hearts", field)
+    code = ONE_REASON_PER_CODE[reason]
+    field = "action.card" if code == grpc.StatusCode.INVALID_ARGUMENT else None
+    app.error = AppError(reason, "you must follow hearts", field)
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await stub.Act(ACT, metadata=BEARER)
     err = caught.value
-    assert err.code() == getattr(grpc.StatusCode, code)
+    assert err.code() == code
     assert err.details() == "you must follow hearts"
     info, bad = details_of(err)
-    assert (info.reason, info.domain) == ("SOME_REASON", "belote.v1")
-    if code == app_errors.INVALID_ARGUMENT:
+    assert (info.reason, info.domain) == (reason, "belote.v1")
+    if code == grpc.StatusCode.INVALID_ARGUMENT:
         assert [v.field for v in bad.field_violations] == ["action.card"]
     else:
         assert bad is None
@@ -120,9 +137,9 @@ async def test_a_bug_is_a_bare_internal_without_its_text(served):
     assert details_of(err)[0].reason == "INTERNAL"
 
 
-async def test_an_unmapped_app_code_is_internal(served):
+async def test_an_undeclared_reason_is_internal(served):
     app, stub, _ = served
-    app.error = AppError("TEAPOT", "TEAPOT", "short and stout")
+    app.error = AppError("TEAPOT", "short and stout")
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await stub.Act(ACT)
     assert caught.value.code() == grpc.StatusCode.INTERNAL
@@ -160,7 +177,7 @@ async def test_malformed_authorization_is_unauthenticated(served, value):
 
 async def test_a_stream_error_after_events_keeps_the_events_and_maps_the_code(served):
     app, stub, _ = served
-    app.error = app_errors.AppError(app_errors.RESOURCE_EXHAUSTED, "TOO_SLOW", "reconnect")
+    app.error = app_errors.AppError("READS_TOO_SLOWLY", "reconnect")
     call = stub.WatchTable(pb.WatchTableRequest(table_id="t9"), metadata=BEARER)
     got = []
     with pytest.raises(grpc.aio.AioRpcError) as caught:
@@ -168,7 +185,7 @@ async def test_a_stream_error_after_events_keeps_the_events_and_maps_the_code(se
             got.append(event.sequence)
     assert got == [1]
     assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-    assert details_of(caught.value)[0].reason == "TOO_SLOW"
+    assert details_of(caught.value)[0].reason == "READS_TOO_SLOWLY"
     assert app.tokens == ["tok-123"]
 
 

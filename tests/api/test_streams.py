@@ -68,7 +68,7 @@ def _deal(hand=(), **kw):
         deal_number=1, deck_commitment=b"c", hand=list(hand), **kw))
 
 
-CARD = cards_pb2.Card(suit=cards_pb2.HEARTS, rank=cards_pb2.ACE)
+CARD = cards_pb2.Card(suit=cards_pb2.SUIT_HEARTS, rank=cards_pb2.RANK_ACE)
 
 
 @pytest.mark.parametrize("events, seat", [
@@ -76,7 +76,7 @@ CARD = cards_pb2.Card(suit=cards_pb2.HEARTS, rank=cards_pb2.ACE)
     ([_deal([CARD] * 5, deck=[CARD] * 32)], 0),          # a deck before its deal ends
     ([_deal([CARD] * 5, salt=b"s")], 0),                 # its salt
     ([_deal([CARD] * 5), events_pb2.TableEvent(sequence=2, card_played=events_pb2.CardPlayed(
-        seat=0, card=cards_pb2.Card(suit=cards_pb2.CLUBS, rank=cards_pb2.ACE)))], 0),  # not held
+        seat=0, card=cards_pb2.Card(suit=cards_pb2.SUIT_CLUBS, rank=cards_pb2.RANK_ACE)))], 0),  # not held
     ([events_pb2.TableEvent(sequence=1, seat_joined=events_pb2.SeatJoined(token_hash=b"h"))], 0),
     ([_deal(), _deal()], None),                          # a repeated sequence
 ])

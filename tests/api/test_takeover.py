@@ -33,11 +33,11 @@ def bodies(events, kind):
 
 async def test_a_player_who_leaves_is_replaced_at_once_and_takes_the_seat_back(stub):
     table = await new_table(stub, "classic", {"target": "2000"}, humans=(0, 1))
-    await table.play(random.Random(1), until=lambda t: t.game.phase == pb.CARD_PLAY)
+    await table.play(random.Random(1), until=lambda t: t.game.phase == pb.DEAL_PHASE_CARD_PLAY)
     left = await stub.LeaveTable(pb.LeaveTableRequest(table_id=table.table_id, request_id=rid()),
                                  metadata=bearer(table.tokens[1]))
     seat = left.table.seats[1]
-    assert (seat.occupant, seat.bot_takeover, seat.bot_level) == (pb.BOT, True, events_pb2.NORMAL)
+    assert (seat.occupant, seat.bot_takeover, seat.bot_level) == (pb.SEAT_OCCUPANT_BOT, True, events_pb2.BOT_LEVEL_NORMAL)
     # The leaver may no longer act or ask for actions: the bot plays for it.
     err = await rpc_error(table.legal(1))
     assert err.code() == grpc.StatusCode.PERMISSION_DENIED
@@ -48,11 +48,11 @@ async def test_a_player_who_leaves_is_replaced_at_once_and_takes_the_seat_back(s
                                 metadata=bearer(token))
     table.tokens[1] = token
     assert (back.seat, back.seat_token) == (1, table.tokens[1])
-    assert (back.table.seats[1].occupant, back.table.seats[1].bot_takeover) == (pb.HUMAN, False)
+    assert (back.table.seats[1].occupant, back.table.seats[1].bot_takeover) == (pb.SEAT_OCCUPANT_HUMAN, False)
     legal = await table.legal(1)
     assert legal.seat == 1
     log = await watch(stub, table.table_id, count=legal.version, until_game_ended=False)
-    assert [(b.seat, b.reason) for b in bodies(log, "seat_left")] == [(1, events_pb2.LEFT)]
+    assert [(b.seat, b.reason) for b in bodies(log, "seat_left")] == [(1, events_pb2.SEAT_LEFT_REASON_LEFT)]
     assert [(b.seat, b.takeover) for b in bodies(log, "bot_seated")][-1] == (1, True)
     assert [b.seat for b in bodies(log, "seat_reclaimed")] == [1]
     # Reclaiming twice is refused: the seat is held already.
@@ -79,22 +79,22 @@ async def test_a_stream_gone_past_the_grace_gets_a_takeover_bot_across_a_restart
 
     async def taken():
         view = await table.view()
-        return view.seats[2].occupant == pb.BOT and view.seats[2].bot_takeover
+        return view.seats[2].occupant == pb.SEAT_OCCUPANT_BOT and view.seats[2].bot_takeover
     await wait_for(taken, timeout=GRACE_S + 20)
     log = await watch(stub, table.table_id, count=(await table.version()), until_game_ended=False)
     disconnected = [e for e in log if e.HasField("seat_disconnected")]
     left = [e for e in log if e.HasField("seat_left")]
     assert [e.seat_disconnected.seat for e in disconnected] == [2]
-    assert [(e.seat_left.seat, e.seat_left.reason) for e in left] == [(2, events_pb2.DISCONNECTED)]
-    waited = left[0].time.ToMicroseconds() - disconnected[0].time.ToMicroseconds()
+    assert [(e.seat_left.seat, e.seat_left.reason) for e in left] == [(2, events_pb2.SEAT_LEFT_REASON_DISCONNECTED)]
+    waited = left[0].append_time.ToMicroseconds() - disconnected[0].append_time.ToMicroseconds()
     assert waited >= GRACE_S * 1e6
     # Seat 0 never watched: no disconnect is recorded for it.
-    assert (await table.view()).seats[0].occupant == pb.HUMAN
+    assert (await table.view()).seats[0].occupant == pb.SEAT_OCCUPANT_HUMAN
     # After the restart too, the player takes its seat back with its token.
     back = await stub.JoinTable(pb.JoinTableRequest(table_id=table.table_id, request_id=rid()),
                                 metadata=bearer(table.tokens[2]))
     assert (back.seat, back.table.seats[2].occupant, back.table.seats[2].bot_takeover) == \
-        (2, pb.HUMAN, False)
+        (2, pb.SEAT_OCCUPANT_HUMAN, False)
     assert (await table.legal(2)).seat == 2
     await channel.close()
 
@@ -113,7 +113,7 @@ async def test_coming_back_within_the_grace_keeps_the_seat(server_factory):
         await asyncio.sleep(3.5)
         view = await table.view()
         stream.cancel()
-        assert view.seats[0].occupant == pb.HUMAN
+        assert view.seats[0].occupant == pb.SEAT_OCCUPANT_HUMAN
 
 
 async def _has(stub, table, kind) -> bool:

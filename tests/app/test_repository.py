@@ -8,6 +8,7 @@ import pytest
 from belote.app import errors as err
 from belote.app.deals import deciding
 from belote.app.ledgers import ChipMove, LedgerLogs, Ledgers
+from belote.api.errors import STATUS_OF_REASON
 from belote.app.repository import RETRIES, Repository, TableLogs
 from belote.rules import rules_for
 from belote.store import VersionConflict, open_store
@@ -16,6 +17,11 @@ from belote.v1 import events_pb2 as epb
 from belote.v1 import ledgers_pb2 as lpb
 
 T0 = 1_700_000_000_000_000
+
+
+def code_of(error: err.AppError) -> str:
+    """The status code a client receives for the error (the API decides it from the reason)."""
+    return STATUS_OF_REASON[error.reason].name
 
 
 class Clock:
@@ -121,7 +127,7 @@ async def test_conflicts_give_up_with_aborted_after_the_retry_limit(spy):
     spy.always_conflict = True
     with pytest.raises(err.AppError) as raised:
         await tables.execute("t1", "ana", deciding(join("ana")))
-    assert (raised.value.code, raised.value.reason) == (err.ABORTED, "VERSION_CONFLICT")
+    assert (code_of(raised.value), raised.value.reason) == ("ABORTED", "VERSION_CONFLICT")
     assert raised.value.message == "the table is too busy right now: retry with the same request_id"
     assert spy.appends == [("t1", 1)] * RETRIES == [("t1", 1)] * 8
 
@@ -133,8 +139,8 @@ async def test_a_stale_expected_version_is_aborted_without_a_retry(spy):
     spy.appends.clear()
     with pytest.raises(err.AppError) as raised:
         await tables.execute("t1", "bob", deciding(join("bob")), expected=1)
-    assert (raised.value.code, raised.value.reason, raised.value.message) == \
-        (err.ABORTED, "VERSION_CONFLICT", "the table is at version 2, not 1")
+    assert (code_of(raised.value), raised.value.reason, raised.value.message) == \
+        ("ABORTED", "VERSION_CONFLICT", "the table is at version 2, not 1")
     assert spy.appends == []
 
 
@@ -144,8 +150,8 @@ async def test_a_conflict_on_an_expected_version_is_aborted_at_once(spy):
     spy.before_append.append(lambda: rival.execute("t1", "bob", deciding(join("bob"))))
     with pytest.raises(err.AppError) as raised:
         await tables.execute("t1", "ana", deciding(join("ana")), expected=1)
-    assert (raised.value.code, raised.value.message) == \
-        (err.ABORTED, "the table changed: your expected_version is stale")
+    assert (code_of(raised.value), raised.value.message) == \
+        ("ABORTED", "the table changed: your expected_version is stale")
     assert (await tables.load("t1")).version == 2                  # bob's seat only
 
 
@@ -156,8 +162,8 @@ async def test_a_refusal_after_a_lost_race_says_the_table_changed(spy):
     spy.before_append.append(lambda: rival.execute("t1", "bob", deciding(join("bob", 2))))
     with pytest.raises(err.AppError) as raised:
         await tables.execute("t1", "ana", deciding(join("ana", 2)))
-    assert (raised.value.code, raised.value.reason, raised.value.message) == \
-        (err.ABORTED, "CONFLICT_SEAT_TAKEN",
+    assert (code_of(raised.value), raised.value.reason, raised.value.message) == \
+        ("ABORTED", "TABLE_CHANGED",
          "the table changed while your request was handled: seat 2 is taken")
 
 
@@ -167,7 +173,7 @@ async def test_a_refusal_without_a_race_is_failed_precondition(spy):
     await tables.execute("t1", "bob", deciding(join("bob", 2)))
     with pytest.raises(err.AppError) as raised:
         await tables.execute("t1", "ana", deciding(join("ana", 2)))
-    assert (raised.value.code, raised.value.reason) == (err.FAILED_PRECONDITION, "SEAT_TAKEN")
+    assert (code_of(raised.value), raised.value.reason) == ("FAILED_PRECONDITION", "SEAT_TAKEN")
 
 
 async def test_a_refusal_on_a_cached_state_behind_the_log_is_judged_again(spy):
@@ -206,7 +212,7 @@ async def test_a_conflict_from_a_cached_state_then_a_refusal_is_failed_precondit
     # Seat 0 is free on the cached state (version 1): its append meets the newer log. That the
     # cache was behind says nothing of a race, so the refusal on the log is the plain one.
     assert judged == [1, 2]
-    assert (raised.value.code, raised.value.reason) == (err.FAILED_PRECONDITION, "SEAT_TAKEN")
+    assert (code_of(raised.value), raised.value.reason) == ("FAILED_PRECONDITION", "SEAT_TAKEN")
     assert spy.appends == [("t1", 1)]
 
 
@@ -224,15 +230,15 @@ async def test_the_ledgers_retry_through_the_same_loop(spy):
     ledgers = Ledgers(spy, starting_chips=1000, clock=Clock())
     rival = Ledgers(spy, starting_chips=1000, clock=Clock())
 
-    await ledgers.move_chips([ChipMove("ana", -10, lpb.STAKE, "t1", 1, "t1#1#stake")])
+    await ledgers.move_chips([ChipMove("ana", -10, lpb.CHIPS_REASON_STAKE, "t1", 1, "t1#1#stake")])
     assert await ledgers.balance("ana") == 990
     spy.before_append.append(lambda: rival.move_chips(
-        [ChipMove("ana", 25, lpb.WINNINGS, "t0", 1, "t0#1#pot")]))
-    await ledgers.move_chips([ChipMove("ana", -10, lpb.STAKE, "t2", 1, "t2#1#stake")])
+        [ChipMove("ana", 25, lpb.CHIPS_REASON_WINNINGS, "t0", 1, "t0#1#pot")]))
+    await ledgers.move_chips([ChipMove("ana", -10, lpb.CHIPS_REASON_STAKE, "t2", 1, "t2#1#stake")])
     assert await ledgers.balance("ana") == 1005                   # 1000 - 10 + 25 - 10
     spy.always_conflict = True
     spy.appends.clear()
     with pytest.raises(VersionConflict):
-        await ledgers.move_chips([ChipMove("ana", 5, lpb.WINNINGS, "t3", 1, "t3#1#pot")])
+        await ledgers.move_chips([ChipMove("ana", 5, lpb.CHIPS_REASON_WINNINGS, "t3", 1, "t3#1#pot")])
     assert spy.appends == [("player:ana", 4)] * RETRIES
     assert isinstance(LedgerLogs.too_busy(), VersionConflict)

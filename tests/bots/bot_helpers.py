@@ -16,7 +16,7 @@ from belote.table.state import TableState
 from belote.table.views import seat_view
 from belote.v1 import events_pb2 as epb
 
-EASY, NORMAL, HARD = epb.EASY, epb.NORMAL, epb.HARD
+EASY, NORMAL, HARD = epb.BOT_LEVEL_EASY, epb.BOT_LEVEL_NORMAL, epb.BOT_LEVEL_HARD
 PRESETS = ("classic", "classic-501", "belgian", "belgian-open", "online-classic", "modern",
            "kamikaze", "enhanced")
 C, D, H, S = 0, 1, 2, 3

@@ -73,17 +73,17 @@ def _rechain(log):
     prev = GENESIS_HASH
     for m in log:
         m.prev_hash = prev
-        m.hash = event_hash(prev, m.table_id, m.sequence, m.type, m.schema_version, m.request_id,
-                            m.time.ToMicroseconds(), encode_body(m.event))
+        m.hash = event_hash(prev, m.table_id, m.sequence, m.event_type, m.schema_version, m.request_id,
+                            m.append_time.ToMicroseconds(), encode_body(m.event))
         prev = m.hash
     return log
 
 
 def _hard_moves(log):
-    return [getattr(m.event, m.type).bot for m in log
-            if m.type in ("bid_made", "card_played", "announcement_declared")
-            and getattr(m.event, m.type).HasField("bot")
-            and getattr(m.event, m.type).bot.level == HARD]
+    return [getattr(m.event, m.event_type).bot for m in log
+            if m.event_type in ("bid_made", "card_played", "announcement_declared")
+            and getattr(m.event, m.event_type).HasField("bot")
+            and getattr(m.event, m.event_type).bot.level == HARD]
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +116,7 @@ def test_the_review_recomputes_each_move_at_its_recorded_version(game_before_ver
     log = [type(m)() for m in game_before_versions]
     for new, old in zip(log, game_before_versions):
         new.CopyFrom(old)
-    i = next(i for i, m in enumerate(log) if m.type == "card_played"
+    i = next(i for i, m in enumerate(log) if m.event_type == "card_played"
              and m.event.card_played.bot.level == HARD)
     log[i].event.card_played.bot.version = 99
     result = review(entries_of(_rechain(log)))

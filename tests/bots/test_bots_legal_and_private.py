@@ -123,7 +123,7 @@ def test_a_declared_announcement_shows_the_same_cards_to_bots_and_to_the_stream(
                 other = (declared.seat + 1) & 3
                 in_view = dict(seat_view(state, other).announcements)[declared.seat]
                 assert in_view.cards == cards
-                if declared.announcement.kind == cpb.CAPOT_ANNONCE:
+                if declared.announcement.kind == cpb.ANNOUNCEMENT_KIND_CAPOT_ANNONCE:
                     assert cards == 0            # a capot annoncé shows no card
                 else:
                     assert cards.bit_count() >= 4

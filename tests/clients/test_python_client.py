@@ -36,7 +36,7 @@ async def play_game(client: BeloteClient, options: dict[str, str], *, on_event=N
     table = await client.create_table("classic", options)
     me = await table.join("tester")
     for _ in range(3):
-        await table.add_bot(ev.NORMAL)
+        await table.add_bot(ev.BOT_LEVEL_NORMAL)
     rng = random.Random(7)
     events: list[ev.TableEvent] = []
     watch = me.watch()
@@ -109,7 +109,7 @@ async def test_retries_send_the_same_request_id(server, code):
         me = await table.join("retry")
         assert me.token == lost["JoinTable"].replies[0].seat_token
         for _ in range(3):
-            await table.add_bot(ev.NORMAL)
+            await table.add_bot(ev.BOT_LEVEL_NORMAL)
         # first_dealer 3: seat 0 speaks first, at once.
         legal = await me.legal_actions()
         assert legal.your_turn

@@ -41,7 +41,7 @@ async def press_and_wait(pilot, key: str) -> None:
 
 
 def game_over(app: PlayApp) -> bool:
-    return app.model is not None and app.model.table.status == pb.FINISHED
+    return app.model is not None and app.model.table.status == pb.TABLE_STATUS_FINISHED
 
 
 async def play_to_the_end(pilot, rng: random.Random, between=None) -> set[str]:
@@ -201,7 +201,7 @@ async def test_a_rematch_with_r(server):
         assert "Press r for a rematch, q to quit." in app.screen_text()
         await pilot.press("r")
         await until(pilot, lambda: app.model.table.game.game_number == 2
-                    and app.model.table.status == pb.PLAYING, what="game 2")
+                    and app.model.table.status == pb.TABLE_STATUS_PLAYING, what="game 2")
         assert "Game 2 starts" in app.log_lines
         await pilot.press("q")
     assert app.return_code == 0

@@ -19,16 +19,16 @@ from belote.v1 import table_service_pb2 as pb
 
 
 def table(seat: int = 0, hand: str = "", contract: int = c.CONTRACT_UNSPECIFIED,
-          phase: int = pb.CARD_PLAY) -> pb.Table:
-    seats = [pb.SeatInfo(seat=s, occupant=pb.BOT, bot_level=ev.NORMAL) for s in range(4)]
-    seats[seat] = pb.SeatInfo(seat=seat, occupant=pb.HUMAN, display_name="Ana")
-    seats[(seat + 1) % 4] = pb.SeatInfo(seat=(seat + 1) % 4, occupant=pb.HUMAN,
+          phase: int = pb.DEAL_PHASE_CARD_PLAY) -> pb.Table:
+    seats = [pb.SeatInfo(seat=s, occupant=pb.SEAT_OCCUPANT_BOT, bot_level=ev.BOT_LEVEL_NORMAL) for s in range(4)]
+    seats[seat] = pb.SeatInfo(seat=seat, occupant=pb.SEAT_OCCUPANT_HUMAN, display_name="Ana")
+    seats[(seat + 1) % 4] = pb.SeatInfo(seat=(seat + 1) % 4, occupant=pb.SEAT_OCCUPANT_HUMAN,
                                         display_name="Bob")
     game = pb.GameView(totals=[120, 80], deal_number=2, dealer=3, phase=phase, taker=1,
                        contract=contract, to_act=seat, trick_number=3, tricks_won=[1, 1],
                        your_hand=[parse_card(x) for x in hand.split()], winning_team=-1)
     return pb.Table(table_id="t1", preset="classic", options={"target": "1000"},
-                    status=pb.PLAYING, version=42, seats=seats, your_seat=seat, game=game)
+                    status=pb.TABLE_STATUS_PLAYING, version=42, seats=seats, your_seat=seat, game=game)
 
 
 def cards(*texts: str) -> list[c.Action]:
@@ -52,7 +52,7 @@ def test_the_partner_is_named_as_such():
     assert "North (partner)" in text.splitlines()[0]
     assert "North (partner): normal bot; East: Bob; West: normal bot" in text
     assert "Score: you & partner 80 · East & West 120" in status_text(model, "h:1").plain
-    model.table.status, model.table.game.winning_team = pb.FINISHED, 1
+    model.table.status, model.table.game.winning_team = pb.TABLE_STATUS_FINISHED, 1
     assert prompt_text(model).plain.startswith(
         "Game over: you and your partner win, you & partner 80 · East & West 120.")
 
@@ -75,9 +75,9 @@ def test_cards_are_numbered_in_the_sorted_hand_and_only_legal_ones_have_keys():
 
 
 def test_bids_and_announcements_get_letters():
-    model = TableModel(Player(0), table=table(hand="Jh 9h", phase=pb.AUCTION))
+    model = TableModel(Player(0), table=table(hand="Jh 9h", phase=pb.DEAL_PHASE_AUCTION))
     model.legal = pb.GetLegalActionsResponse(your_turn=True, actions=[
-        c.Action(bid=c.Bid(is_pass=True)), c.Action(bid=c.Bid(contract=c.CONTRACT_HEARTS)),
+        c.Action(bid=c.Bid(passed=True)), c.Action(bid=c.Bid(contract=c.CONTRACT_HEARTS)),
         c.Action(bid=c.Bid(contract=c.CONTRACT_ALL_TRUMP))])
     keys = model.legal_keys()
     assert sorted(keys) == ["a", "h", "p"]
@@ -85,10 +85,10 @@ def test_bids_and_announcements_get_letters():
     # A bid the rules do not offer is still sent (the server refuses it in its own words).
     assert model.action_for_key("s").bid.contract == c.CONTRACT_SPADES
     model.legal = pb.GetLegalActionsResponse(your_turn=True, actions=[
-        *cards("Jh"), c.Action(announce=c.Announcement(kind=c.COULEUR, suit=c.HEARTS,
+        *cards("Jh"), c.Action(announce=c.Announcement(kind=c.ANNOUNCEMENT_KIND_COULEUR, suit=c.SUIT_HEARTS,
                                                        length=5, points=50))])
     keys = model.legal_keys()
-    assert keys["u"].announce.kind == c.COULEUR
+    assert keys["u"].announce.kind == c.ANNOUNCEMENT_KIND_COULEUR
     assert "u=couleur of 5 ♥ (50)" in prompt_text(model).plain
 
 
@@ -100,7 +100,7 @@ def test_status_shows_trump_taker_deal_and_scores_for_both_teams():
     assert "you: Ana, seat 1 ·" in text
     assert "Score: you & partner 80 · East & West 120" in text  # seat 1 is team 1
     waiting = table()
-    waiting.status = pb.WAITING_FOR_PLAYERS
+    waiting.status = pb.TABLE_STATUS_WAITING_FOR_PLAYERS
     text = status_text(TableModel(Player(0), table=waiting), "h:1").plain
     assert "belote play --target h:1 --table t1" in text
 
@@ -111,20 +111,20 @@ def test_log_lines():
     def line(**body) -> str:
         return describe(model, ev.TableEvent(sequence=1, **body))
 
-    assert line(bid_made=ev.BidMade(seat=1, bid=c.Bid(is_pass=True))) == "East: pass"
-    played = ev.CardPlayed(seat=3, card=parse_card("Kh"), belote=ev.BELOTE)
+    assert line(bid_made=ev.BidMade(seat=1, bid=c.Bid(passed=True))) == "East: pass"
+    played = ev.CardPlayed(seat=3, card=parse_card("Kh"), belote=ev.BELOTE_CALL_BELOTE)
     assert line(card_played=played) == "West: K♥ — belote!"
-    played = ev.CardPlayed(seat=0, card=parse_card("Qh"), belote=ev.REBELOTE)
+    played = ev.CardPlayed(seat=0, card=parse_card("Qh"), belote=ev.BELOTE_CALL_REBELOTE)
     assert line(card_played=played) == "You: Q♥ — rebelote!"
     assert line(trick_won=ev.TrickWon(trick_number=8, winner=2, points=31)) == (
         "North won trick 8 (31 points)")
     revealed = ev.AnnouncementsRevealed(scoring_team=0, announcements=[ev.SeatAnnouncement(
-        seat=2, announcement=c.Announcement(kind=c.TIERCE, suit=c.SPADES, top=c.KING,
+        seat=2, announcement=c.Announcement(kind=c.ANNOUNCEMENT_KIND_TIERCE, suit=c.SUIT_SPADES, top=c.RANK_KING,
                                             length=3, points=20),
         cards=[parse_card(x) for x in ("Js", "Qs", "Ks")])])
     assert line(announcements_revealed=revealed) == (
         "Announcements: North: tierce to the K♠ (20) [J♠ Q♠ K♠] — you and your partner score them")
-    scored = ev.DealScored(deal_number=2, outcome=ev.MADE, explanation="taker 92 > defence 70",
+    scored = ev.DealScored(deal_number=2, outcome=ev.DEAL_OUTCOME_MADE, explanation="taker 92 > defence 70",
                            deal_score=[70, 92], totals=[190, 172])
     assert line(deal_scored=scored) == ("Deal 2 scored, made: taker 92 > defence 70. "
                                         "This deal you & partner 70 · East & West 92; "

@@ -23,7 +23,7 @@ async def wait_for_takeover(address: str, table_id: str, seat: int, timeout: flo
         deadline = time.monotonic() + timeout
         while True:
             table = await client.get_table(table_id)
-            if table.seats[seat].occupant == pb.BOT and table.seats[seat].bot_takeover:
+            if table.seats[seat].occupant == pb.SEAT_OCCUPANT_BOT and table.seats[seat].bot_takeover:
                 return table
             assert time.monotonic() < deadline, f"no takeover bot at seat {seat}: {table.seats}"
             await asyncio.sleep(0.1)
@@ -78,7 +78,7 @@ async def test_quit_says_how_to_come_back_and_the_seat_is_taken_back(short_grace
         await until(pilot, lambda: "You took your seat back from the bot" in back.log_lines,
                     what="the seat_reclaimed line")
         seat = back.model.table.seats[0]
-        assert (seat.occupant, seat.display_name, seat.bot_takeover) == (pb.HUMAN, "Ana", False)
+        assert (seat.occupant, seat.display_name, seat.bot_takeover) == (pb.SEAT_OCCUPANT_HUMAN, "Ana", False)
         assert "you: Ana, seat 0" in back.screen_text()
         await pilot.press("q")
     assert back.farewell.startswith(f"Table {table_id}, seat 0 as Ana: you left the game.\n")

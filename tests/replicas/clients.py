@@ -159,5 +159,5 @@ async def create_table(client: Client, humans=(0, 1, 2, 3), bots=(), target: str
     host = Client(client.cluster, client.home, created.host_token)
     for seat in bots:
         await host.call("AddBot", pb.AddBotRequest(
-            table_id=created.table_id, seat=seat, level=events_pb2.EASY, request_id=rid()))
+            table_id=created.table_id, seat=seat, level=events_pb2.BOT_LEVEL_EASY, request_id=rid()))
     return created.table_id, tokens

@@ -34,12 +34,12 @@ async def test_callers_on_two_replicas_never_make_five_and_all_get_a_game(replic
         for table_id, humans in per_table.items():
             while True:
                 table = await stubs[1].GetTable(pb.GetTableRequest(table_id=table_id))
-                if table.status == pb.PLAYING or time.monotonic() > deadline:
+                if table.status == pb.TABLE_STATUS_PLAYING or time.monotonic() > deadline:
                     break
                 await asyncio.sleep(0.1)
-            assert table.status == pb.PLAYING, table_id
-            assert sum(s.occupant == pb.HUMAN for s in table.seats) == humans
-            assert sum(s.occupant == pb.BOT for s in table.seats) == 4 - humans
+            assert table.status == pb.TABLE_STATUS_PLAYING, table_id
+            assert sum(s.occupant == pb.SEAT_OCCUPANT_HUMAN for s in table.seats) == humans
+            assert sum(s.occupant == pb.SEAT_OCCUPANT_BOT for s in table.seats) == 4 - humans
     finally:
         for channel in channels:
             await channel.close()

@@ -98,7 +98,7 @@ def check_every_move_was_legal(log) -> int:
             assert body.seat == seat, f"seat {body.seat} moved at {event.sequence}, {seat} was to"
             legal = state.game.legal_actions(seat)
             if kind == "bid_made":
-                bid = Bid(PASS) if body.bid.is_pass else Bid(contract_from_pb(body.bid.contract))
+                bid = Bid(PASS) if body.bid.passed else Bid(contract_from_pb(body.bid.contract))
                 assert bid in legal, f"illegal bid {bid} at {event.sequence}"
             elif kind == "card_played":
                 assert Play(card_from_pb(body.card)) in legal, f"illegal card at {event.sequence}"
@@ -335,7 +335,7 @@ async def test_bots_on_a_table_seen_by_three_replicas_never_play_twice(replicas,
             looker = Client(cluster, home)
             while not done.is_set():
                 table = await looker.call("GetTable", pb.GetTableRequest(table_id=table_id))
-                if table.status == pb.FINISHED:
+                if table.status == pb.TABLE_STATUS_FINISHED:
                     return
                 await asyncio.sleep(0.005)
 
@@ -379,7 +379,7 @@ async def test_two_replicas_count_one_table_s_spectators_and_wrong_passwords_tog
     hosts = contextlib.AsyncExitStack()
     try:
         created = await cluster.stubs[0].CreateTable(pb.CreateTableRequest(
-            private=True, password="sesame", request_id=rid()))
+            is_private=True, password="sesame", request_id=rid()))
         table_id = created.table_id
         # Five callers of ten streams each (one caller may hold ten), over both replicas.
         callers = [await hosts.enter_async_context(caller_from(f"127.0.0.{n}", group[n % 2].address))

@@ -40,7 +40,7 @@ async def test_a_stranger_is_held_back_on_every_replica_and_nobody_else(replicas
                 caller_from("127.0.0.2", group[1].address) as far1:
             strangers = (far0, far1)
             table_id = (await cluster.stubs[0].CreateTable(pb.CreateTableRequest(
-                private=True, password="sesame", request_id=uuid.uuid4().hex))).table_id
+                is_private=True, password="sesame", request_id=uuid.uuid4().hex))).table_id
             for i in range(5):
                 assert await _refusal(strangers[i % 2].GetTable(pb.GetTableRequest(
                     table_id=table_id, password=f"guess {i}"))) == (C.PERMISSION_DENIED, "WRONG_PASSWORD")
@@ -48,7 +48,7 @@ async def test_a_stranger_is_held_back_on_every_replica_and_nobody_else(replicas
                 assert await _refusal(far.GetTable(pb.GetTableRequest(
                     table_id=table_id, password="sesame"))) == (C.RESOURCE_EXHAUSTED, "TOO_MANY_WRONG_PASSWORDS")
             for stub in cluster.stubs:
-                assert (await stub.GetTable(pb.GetTableRequest(table_id=table_id, password="sesame"))).private
+                assert (await stub.GetTable(pb.GetTableRequest(table_id=table_id, password="sesame"))).is_private
             # Chat: this test's five messages under five names across the replicas, then none on
             # either...
             for i in range(5):

@@ -28,8 +28,8 @@ def rechain(log: list[epb.LoggedEvent], *, renumber: bool = False) -> list[epb.L
         if renumber:
             m.sequence = m.event.sequence = i
         m.prev_hash = prev
-        m.hash = event_hash(prev, m.table_id, m.sequence, m.type, m.schema_version, m.request_id,
-                            m.time.ToMicroseconds(), encode_body(m.event))
+        m.hash = event_hash(prev, m.table_id, m.sequence, m.event_type, m.schema_version, m.request_id,
+                            m.append_time.ToMicroseconds(), encode_body(m.event))
         prev = m.hash
     return log
 
@@ -85,9 +85,9 @@ def play_instead(log, i: int, card: int) -> None:
     from belote.rules.game import BeloteCalled
     set_card(log, i, card)
     body = log[i].event.card_played
-    body.belote = next((epb.BELOTE if o.call == "belote" else epb.REBELOTE
+    body.belote = next((epb.BELOTE_CALL_BELOTE if o.call == "belote" else epb.BELOTE_CALL_REBELOTE
                         for o in state_before(log, i).game.copy().apply(body.seat, Play(card))
-                        if isinstance(o, BeloteCalled)), epb.BELOTE_CALL_NONE)
+                        if isinstance(o, BeloteCalled)), epb.BELOTE_CALL_UNSPECIFIED)
 
 
 # preset -> (seats, options); targets are lowered where a game would be long.

@@ -45,7 +45,7 @@ def test_the_commitment_shown_at_deal_start_matches_the_revealed_deck(samples, p
                     full = complete_hands(deck, eldest, hands["taker"], first)[viewer]
                     assert sorted(hands.pop("full")) == [c for c in range(32) if full >> c & 1]
             checked += 1
-    assert checked == sum(m.type == "deal_started" for m in samples.logs[preset]) > 0
+    assert checked == sum(m.event_type == "deal_started" for m in samples.logs[preset]) > 0
 
 
 def test_presets_cover_the_spec():

@@ -110,7 +110,7 @@ def test_html_is_one_self_contained_page(samples, tmp_path, capsys):
     tags = Tags()
     tags.feed(html)
     assert tags.external == [] and "link" not in tags.tags and "script" not in tags.tags
-    assert "<style>" in html and html.count('class="trick"') == sum(m.type == "trick_won" for m in log)
+    assert "<style>" in html and html.count('class="trick"') == sum(m.event_type == "trick_won" for m in log)
     assert f"seq {i + 1}</b> [derived] trick_won.points" in html
     assert "♥" in html or "♠" in html
 

@@ -59,19 +59,19 @@ def open_page(browser, samples, preset: str, tmp_path):
 
 def deal_of(log, seq: int) -> int:
     """The sequence number of the DealStarted the event at ``seq`` follows (0: none)."""
-    return max((m.sequence for m in log if m.type == "deal_started" and m.sequence < seq), default=0)
+    return max((m.sequence for m in log if m.event_type == "deal_started" and m.sequence < seq), default=0)
 
 
 def in_a_deal(log, seq: int) -> bool:
     """Whether the event at ``seq`` came after a deal started, before its game ended."""
-    ended = max((m.sequence for m in log if m.type == "game_ended" and m.sequence < seq), default=0)
+    ended = max((m.sequence for m in log if m.event_type == "game_ended" and m.sequence < seq), default=0)
     return deal_of(log, seq) > ended
 
 
 def trick_place(log, seq: int) -> str:
     """Where the event at ``seq`` fell among the tricks, counted from the log's cards."""
     start = deal_of(log, seq)
-    cards = sum(1 for m in log if m.type == "card_played" and start < m.sequence < seq)
+    cards = sum(1 for m in log if m.event_type == "card_played" and start < m.sequence < seq)
     return f"during trick {cards // 4 + 1}" if cards % 4 else f"after trick {cards // 4}"
 
 
@@ -97,7 +97,7 @@ def test_the_legend_and_the_seats(browser, samples, tmp_path):
             ("South & North", "East & West") * 2)]
     # Each trick names its seats by position (and number): the leader underlined.
     first = page.locator(".trick").first
-    leader = log[[m.type for m in log].index("card_played")].event.card_played.seat
+    leader = log[[m.event_type for m in log].index("card_played")].event.card_played.seat
     assert first.locator(".lead").inner_text() == {0: "South", 1: "East", 2: "North", 3: "West"}[leader]
 
 
@@ -105,7 +105,7 @@ def test_the_list_of_deals_jumps_to_each(browser, samples, tmp_path):
     page, log, result = open_page(browser, samples, "classic", tmp_path)
     deals = [d for g in result.story.games for d in g.deals]
     links = page.locator("nav#deals a")
-    assert links.count() == len(deals) == sum(m.type == "deal_started" for m in log) > 3
+    assert links.count() == len(deals) == sum(m.event_type == "deal_started" for m in log) > 3
     assert links.all_inner_texts() == [f"Deal {d.number}" for d in deals]
     target = deals[-2]
     links.nth(len(deals) - 2).click()
@@ -128,7 +128,7 @@ def test_chat_and_lost_connections_are_where_they_happened(browser, samples, tmp
         for seqs in page.locator(".deal").evaluate_all(
                 "ds => ds.map(d => [...d.querySelectorAll('[data-seq]')].map(e => +e.dataset.seq))"):
             assert seqs == sorted(seqs)
-        events = [m for m in log if m.type == kind and in_a_deal(log, m.sequence)]
+        events = [m for m in log if m.event_type == kind and in_a_deal(log, m.sequence)]
         assert events, f"no {kind} during a deal in the {preset} sample"
         for m in events:
             note = page.locator(f".note[data-seq='{m.sequence}']")
@@ -138,7 +138,7 @@ def test_chat_and_lost_connections_are_where_they_happened(browser, samples, tmp
             # In the deal it happened in, among its calls or tricks, not after them.
             deal = note.evaluate("e => e.closest('.deal').id")
             assert deal == f"deal-{deal_of(log, m.sequence)}"
-            cards = [c.sequence for c in log if c.type == "card_played"
+            cards = [c.sequence for c in log if c.event_type == "card_played"
                      and deal_of(log, c.sequence) == deal_of(log, m.sequence)]
             if cards and cards[0] < m.sequence < cards[-1]:
                 assert note.evaluate("e => e.parentElement.className") == "tricks"
@@ -150,21 +150,21 @@ def test_chat_and_lost_connections_are_where_they_happened(browser, samples, tmp
                                   "e.nextElementSibling.classList.contains('note')")
     page, log, _ = open_page(browser, samples, "classic", tmp_path)
     page_text = page.locator("body").inner_text()
-    spectator = next(m for m in log if m.type == "chat_posted" and m.event.chat_posted.seat < 0)
+    spectator = next(m for m in log if m.event_type == "chat_posted" and m.event.chat_posted.seat < 0)
     assert f"chat a spectator: 'kibitzer' says “what a lead!” · {trick_place(log, spectator.sequence)}" \
         in page_text
 
 
 def test_totals_are_labelled_with_teams(browser, samples, tmp_path):
     page, log, _ = open_page(browser, samples, "kamikaze", tmp_path)  # two games
-    scored = [m.event.deal_scored for m in log if m.type == "deal_scored"]
+    scored = [m.event.deal_scored for m in log if m.event_type == "deal_scored"]
     assert page.locator(".totals").all_inner_texts() == [
         f"totals: South & North {s.totals[0]} · East & West {s.totals[1]}" for s in scored]
     deal_scores = page.locator(".score").all_inner_texts()
     assert [next(line for line in text.splitlines() if line.startswith("deal score"))
             for text in deal_scores] == [
         f"deal score: South & North {s.deal_score[0]} · East & West {s.deal_score[1]}" for s in scored]
-    ended = [m.event.game_ended for m in log if m.type == "game_ended"]
+    ended = [m.event.game_ended for m in log if m.event_type == "game_ended"]
     teams = ("South & North (seats 0 and 2)", "East & West (seats 1 and 3)")
     assert [text.split(" · #")[0] for text in page.locator(".result").all_inner_texts()] == [
         f"Result: {teams[e.winning_team]} win, South & North {e.totals[0]} · East & West {e.totals[1]}"
@@ -187,19 +187,19 @@ def test_each_note_is_placed_where_it_came(samples):
     """Spectator chat put into a deal of a real log, at each kind of place: its note comes
     where it happened, said so, in the log's order (the page's HTML, no browser)."""
     log = clone(samples.logs["classic"])
-    template = next(m for m in log if m.type == "chat_posted" and m.event.chat_posted.seat < 0)
+    template = next(m for m in log if m.event_type == "chat_posted" and m.event.chat_posted.seat < 0)
 
     def calls(i: int) -> list[str]:
         """The events of the auction of the deal started at index ``i``, and what ended it."""
-        end = next(j for j in range(i + 1, len(log)) if log[j].type in ("contract_settled", "all_passed"))
-        return [m.type for m in log[i + 1:end + 1]]
+        end = next(j for j in range(i + 1, len(log)) if log[j].event_type in ("contract_settled", "all_passed"))
+        return [m.event_type for m in log[i + 1:end + 1]]
 
     # The first deal whose auction has two calls in a row and ends in a contract.
-    start = next(i for i, m in enumerate(log) if m.type == "deal_started"
+    start = next(i for i, m in enumerate(log) if m.event_type == "deal_started"
                  and calls(i)[-1] == "contract_settled" and calls(i).count("bid_made") >= 2)
     won = index_of(log, "trick_won", start=start)
     # Each before a command (a call or a card), never between a command and what follows from it.
-    places = {"during the auction": index_of(log, "bid_made", lambda m: log[log.index(m) + 1].type
+    places = {"during the auction": index_of(log, "bid_made", lambda m: log[log.index(m) + 1].event_type
                                              == "bid_made", start=start) + 1,
               "before the first card": index_of(log, "card_played", start=start),
               "during trick 2": index_of(log, "card_played", start=index_of(log, "card_played", start=won) + 1),
@@ -220,7 +220,7 @@ def test_each_note_is_placed_where_it_came(samples):
     seqs = [int(s) for s in re.findall(r"data-seq='?\"?(\d+)", deal)]
     assert seqs == sorted(seqs)
     for where in places:
-        seq = next(m.sequence for m in log if m.type == "chat_posted" and m.event.chat_posted.text == where)
+        seq = next(m.sequence for m in log if m.event_type == "chat_posted" and m.event.chat_posted.text == where)
         assert f"a spectator: &#x27;kibitzer&#x27; says “{where}” · {where} · #{seq}<" in deal
     # Inline among the calls of the auction; in the row of tricks during and after one.
     auction = deal[deal.index("<p class='auction'>"):]

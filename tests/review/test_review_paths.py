@@ -43,9 +43,9 @@ def test_the_replayed_state_is_the_folded_state(samples, preset):
     log = samples.logs[preset]
     entries = entries_of(log)
     starts = [e.position - 1 for e in entries if e.command][1:] + [len(log)]
-    around = {i for i, m in enumerate(log) if m.type in ("chat_posted", "rematch_voted", "seat_left",
+    around = {i for i, m in enumerate(log) if m.event_type in ("chat_posted", "rematch_voted", "seat_left",
                                                          "seat_disconnected", "seat_connected")
-              or getattr(getattr(m.event, m.type), "bot", epb.BotMove()).timer}
+              or getattr(getattr(m.event, m.event_type), "bot", epb.BotMove()).timer}
     cuts = sorted({*starts[::max(1, len(starts) // 6)], len(log),
                    *(next(c for c in starts if c > i) for i in around)})
     for cut in cuts:
@@ -72,7 +72,7 @@ def test_the_fast_path_and_decide_agree_on_real_games(samples, preset):
 
 def test_a_takeover_and_a_reclaim_are_replayed(samples):
     log = samples.logs["classic-501"]
-    kinds = [m.type for m in log]
+    kinds = [m.event_type for m in log]
     left = kinds.index("seat_left")
     assert kinds[left + 1] == "bot_seated" and log[left + 1].event.bot_seated.takeover
     assert "seat_reclaimed" in kinds[left:]
@@ -83,11 +83,11 @@ def test_a_takeover_and_a_reclaim_are_replayed(samples):
 
 def test_lost_connections_are_replayed(samples):
     log = samples.logs["modern"]
-    seat_events = [(m.type, getattr(m.event, m.type).seat) for m in log
-                   if m.type in ("seat_disconnected", "seat_connected", "seat_left")]
+    seat_events = [(m.event_type, getattr(m.event, m.event_type).seat) for m in log
+                   if m.event_type in ("seat_disconnected", "seat_connected", "seat_left")]
     assert seat_events == [("seat_disconnected", 0), ("seat_connected", 0), ("seat_disconnected", 3),
                            ("seat_left", 3)] or ("seat_disconnected", 0) in seat_events
-    left = next(m.event.seat_left for m in log if m.type == "seat_left")
+    left = next(m.event.seat_left for m in log if m.event_type == "seat_left")
     assert left.reason == 2                       # DISCONNECTED: its grace ran out
     result = review(entries_of(log))
     assert result.clean, result.violations

@@ -22,8 +22,8 @@ COMMAND_TYPES = {"table_created", "seat_joined", "bot_seated", "seat_left", "sea
 
 def is_command(m) -> bool:
     """A takeover follows a SeatLeft; a table closed for want of humans, the game's end."""
-    return m.type in COMMAND_TYPES and not (m.type == "bot_seated" and m.event.bot_seated.takeover) \
-        and not (m.type == "table_closed" and m.event.table_closed.reason == epb.NO_HUMANS)
+    return m.event_type in COMMAND_TYPES and not (m.event_type == "bot_seated" and m.event.bot_seated.takeover) \
+        and not (m.event_type == "table_closed" and m.event.table_closed.reason == epb.TABLE_CLOSED_REASON_NO_HUMANS)
 
 
 @pytest.mark.parametrize("preset", list(GAMES))
@@ -37,18 +37,18 @@ def test_a_real_game_replays_clean(samples, preset):
     commands = sum(map(is_command, log))
     assert result.checks["legal"] == commands
     assert result.checks["derived"] == len(log) - commands
-    assert result.checks["bot"] == sum(1 for m in log if m.type in ("bid_made", "card_played", "announcement_declared")
-                                       and getattr(m.event, m.type).HasField("bot"))
+    assert result.checks["bot"] == sum(1 for m in log if m.event_type in ("bid_made", "card_played", "announcement_declared")
+                                       and getattr(m.event, m.event_type).HasField("bot"))
     assert result.checks["bot"] > 0
-    assert result.checks["commitment"] == result.checks["reveal"] == sum(m.type == "deal_started" for m in log)
+    assert result.checks["commitment"] == result.checks["reveal"] == sum(m.event_type == "deal_started" for m in log)
 
 
 @pytest.mark.parametrize("preset", list(GAMES))
 def test_the_story_follows_the_log(samples, preset):
     log = samples.logs[preset]
     story = review(entries_of(log), check_bots=False).story
-    started = [(i + 1, m.event.game_started) for i, m in enumerate(log) if m.type == "game_started"]
-    ended = [(i + 1, m.event.game_ended) for i, m in enumerate(log) if m.type == "game_ended"]
+    started = [(i + 1, m.event.game_started) for i, m in enumerate(log) if m.event_type == "game_started"]
+    ended = [(i + 1, m.event.game_ended) for i, m in enumerate(log) if m.event_type == "game_ended"]
     assert [(g.seq, g.number, g.first_dealer, g.pot, g.paying_seats) for g in story.games] == \
         [(seq, s.game_number, s.first_dealer, s.pot, list(s.paying_seats)) for seq, s in started]
     assert len(ended) == len(started)
@@ -58,9 +58,9 @@ def test_the_story_follows_the_log(samples, preset):
         assert (game.result["payouts"], game.result["rated"]) == (list(final.payouts), final.rated)
     # Every table ends closed: at once with no human left, else when its rematch vote ran out.
     closed = log[-1].event.table_closed
-    assert log[-1].type == "table_closed" and story.closed == {
-        "reason": epb.TableClosedReason.Name(closed.reason).lower(), "seq": len(log)}
-    scored = [m.event.deal_scored for m in log if m.type == "deal_scored"]
+    assert log[-1].event_type == "table_closed" and story.closed == {
+        "reason": epb.TableClosedReason.Name(closed.reason).removeprefix("TABLE_CLOSED_REASON_").lower(), "seq": len(log)}
+    scored = [m.event.deal_scored for m in log if m.event_type == "deal_scored"]
     played = [d for game in story.games for d in game.deals if not d.all_passed]
     assert [d.score["deal_score"] for d in played] == [list(s.deal_score) for s in scored]
     assert all(d.score["explanation"] for d in played)
@@ -80,8 +80,8 @@ def test_export_lines_round_trip_to_the_stored_bytes(samples):
     assert parsed == log
     # JSON -> message -> encode_body gives the payload the store hashed: the chain holds.
     from belote.store.base import StoredEvent
-    stored = [StoredEvent(m.table_id, m.sequence, m.type, m.schema_version, encode_body(m.event),
-                          m.request_id, m.time.ToMicroseconds(), m.prev_hash, m.hash) for m in parsed]
+    stored = [StoredEvent(m.table_id, m.sequence, m.event_type, m.schema_version, encode_body(m.event),
+                          m.request_id, m.append_time.ToMicroseconds(), m.prev_hash, m.hash) for m in parsed]
     assert verify_chain(stored) is None
 
 
@@ -112,7 +112,7 @@ def test_announcements_are_told(samples):
 
 def test_the_samples_go_around_the_table(samples):
     def events(preset, kind):
-        return [getattr(m.event, kind) for m in samples.logs[preset] if m.type == kind]
+        return [getattr(m.event, kind) for m in samples.logs[preset] if m.event_type == kind]
 
     chat = events("classic", "chat_posted")
     assert {c.seat for c in chat} == {1, -1} and len(chat) == 3
@@ -120,12 +120,12 @@ def test_the_samples_go_around_the_table(samples):
             for g in events("kamikaze", "game_started")] == [(1, 0, 10, [1]), (2, 1, 10, [1])]
     assert [list(e.payouts) for e in events("kamikaze", "game_ended")] == [[0, 10, 0, 0]] * 2
     assert [v.seat for v in events("kamikaze", "rematch_voted")] == [1]
-    timer = [m for m in samples.logs["modern"] if m.type in ("bid_made", "card_played", "announcement_declared")
-             and getattr(m.event, m.type).bot.timer]
-    assert len(timer) == 1 and getattr(timer[0].event, timer[0].type).seat == 0
+    timer = [m for m in samples.logs["modern"] if m.event_type in ("bid_made", "card_played", "announcement_declared")
+             and getattr(m.event, m.event_type).bot.timer]
+    assert len(timer) == 1 and getattr(timer[0].event, timer[0].event_type).seat == 0
     assert timer[0].request_id == f"timer-{timer[0].sequence - 1}"
-    assert events("enhanced", "table_closed")[0].reason == epb.NO_HUMANS
-    assert events("classic", "table_closed")[0].reason == epb.NO_REMATCH
+    assert events("enhanced", "table_closed")[0].reason == epb.TABLE_CLOSED_REASON_NO_HUMANS
+    assert events("classic", "table_closed")[0].reason == epb.TABLE_CLOSED_REASON_NO_REMATCH
 
 
 def test_the_reports_tell_what_happened_around_the_table(samples):

@@ -54,8 +54,8 @@ def chat_author(log):
 
 def event_time(log):
     i = index_of(log, "chat_posted")
-    log[i].time.FromMicroseconds(log[i].time.ToMicroseconds() + 1000)
-    log[i].event.time.CopyFrom(log[i].time)
+    log[i].append_time.FromMicroseconds(log[i].append_time.ToMicroseconds() + 1000)
+    log[i].event.append_time.CopyFrom(log[i].append_time)
 
 
 def request_id(log):
@@ -65,7 +65,7 @@ def request_id(log):
 
 def bot_seed(log):
     # A bot's forced card (its last): any seed gives it, so the bot check cannot tell.
-    i = next(i for i in range(len(log)) if log[i].type == "card_played"
+    i = next(i for i in range(len(log)) if log[i].event_type == "card_played"
              and log[i].event.card_played.HasField("bot")
              and len(state_before(log, i).game.legal_actions()) == 1)
     log[i].event.card_played.bot.seed ^= 0x5EED
@@ -155,7 +155,7 @@ def test_a_missing_or_wrong_signature_exits_1(samples, tmp_path, capsys):
     assert code == 1 and f"seq {n + 1}: [head] the head's signature is not good" in out
     # A head moved to another time, or to another table, is no longer the signed one.
     moved = head_of(head)
-    moved.head.exported_at.seconds += 1
+    moved.head.export_time.seconds += 1
     code, out = replay(tmp_path, capsys, [*events, moved], "--key", SERVER)
     assert code == 1 and "[head] the head's signature is not good" in out
     other = head_of(head)

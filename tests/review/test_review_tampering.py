@@ -72,7 +72,7 @@ def test_an_illegal_card_names_the_rule_broken(samples):
     for preset in ("classic", "classic-501", "online-classic", "belgian-open"):
         log = clone(samples.logs[preset])
         for i in range(len(log)):
-            if log[i].type == "card_played" and not log[i].event.card_played.HasField("bot"):
+            if log[i].event_type == "card_played" and not log[i].event.card_played.HasField("bot"):
                 card = off_suit_card(log, i)
                 if card is not None:
                     break
@@ -175,7 +175,7 @@ def test_a_replaced_bot_move_is_caught_by_the_bot_check_alone(samples):
     log = clone(samples.logs["classic"])
     for i in range(60, len(log)):
         m = log[i]
-        if m.type == "card_played" and m.event.card_played.HasField("bot") and card_in_trick(log, i) == 0:
+        if m.event_type == "card_played" and m.event.card_played.HasField("bot") and card_in_trick(log, i) == 0:
             alternative = legal_alternative(log, i)
             if alternative is not None:
                 break
@@ -192,7 +192,7 @@ def test_a_replaced_bot_move_is_caught_by_the_bot_check_alone(samples):
 
 def test_a_replaced_hard_bot_move_is_caught(samples):
     log = clone(samples.logs["online-classic"])
-    i = next(i for i in range(30, len(log)) if log[i].type == "card_played"
+    i = next(i for i in range(30, len(log)) if log[i].event_type == "card_played"
              and log[i].event.card_played.bot.level == 3 and legal_alternative(log, i) is not None)
     play_instead(log, i, legal_alternative(log, i))
     result = check(rechain(log))
@@ -212,7 +212,7 @@ def test_a_bot_move_made_for_a_human_seat_is_caught(samples):
 
 def test_a_deck_changed_after_its_commitment_is_caught(samples):
     log = clone(samples.logs["belgian-open"])
-    i = max(i for i, m in enumerate(log) if m.type == "deal_started")     # the last deal
+    i = max(i for i, m in enumerate(log) if m.event_type == "deal_started")     # the last deal
     deck = log[i].event.deal_started.deck
     first, last = type(deck[0])(), type(deck[0])()
     first.CopyFrom(deck[0])
@@ -246,7 +246,7 @@ def test_an_event_of_another_table_is_caught(samples):
 
 def test_every_violation_is_listed_not_just_the_first(samples):
     log = clone(samples.logs["classic"])
-    scored = [i for i, m in enumerate(log) if m.type == "deal_scored"][:3]
+    scored = [i for i, m in enumerate(log) if m.event_type == "deal_scored"][:3]
     for i in scored:
         log[i].event.deal_scored.deal_score[1] += 1
     result = findings(rechain(log), check_bots=False)
@@ -259,13 +259,13 @@ S = 1_000_000
 
 
 def set_time(m, time_us: int) -> None:
-    m.time.FromMicroseconds(time_us)
-    m.event.time.CopyFrom(m.time)
+    m.append_time.FromMicroseconds(time_us)
+    m.event.append_time.CopyFrom(m.append_time)
 
 
 def is_timer_move(m) -> bool:
-    return m.type in ("bid_made", "card_played", "announcement_declared") and \
-        getattr(m.event, m.type).bot.timer
+    return m.event_type in ("bid_made", "card_played", "announcement_declared") and \
+        getattr(m.event, m.event_type).bot.timer
 
 
 @pytest.mark.parametrize("field, value", [("payouts", [0, 15, 0, 0]), ("payouts", []),
@@ -319,7 +319,7 @@ def test_a_rematch_vote_is_checked_against_the_vote(samples):
     assert [(v.check, v.rule) for v in at(result, i + 1)] == [("legal", "NOT_SEATED")]
     # Cast when the 2 minutes of the vote were over.
     late = clone(log)
-    set_time(late[i], log[ended].time.ToMicroseconds() + 120 * S)
+    set_time(late[i], log[ended].append_time.ToMicroseconds() + 120 * S)
     result = findings(rechain(late), check_bots=False)
     assert result.first_violation == i + 1
     assert [(v.check, v.rule) for v in at(result, i + 1)] == [("legal", "REMATCH_VOTE_OVER")]
@@ -329,24 +329,24 @@ def test_a_table_closed_before_its_vote_ran_out_is_caught(samples):
     log = clone(samples.logs["classic"])
     i = index_of(log, "table_closed")
     ended = index_of(log, "game_ended")
-    set_time(log[i], log[ended].time.ToMicroseconds() + 120 * S - 1)
+    set_time(log[i], log[ended].append_time.ToMicroseconds() + 120 * S - 1)
     result = findings(rechain(log), check_bots=False)
     assert [(v.sequence, v.check, v.rule) for v in result.violations] == [(i + 1, "legal", "REMATCH_VOTE_OPEN")]
-    set_time(log[i], log[ended].time.ToMicroseconds() + 120 * S)        # the deadline itself: due
+    set_time(log[i], log[ended].append_time.ToMicroseconds() + 120 * S)        # the deadline itself: due
     assert findings(rechain(log), check_bots=False).violations == []
 
 
 def test_a_table_closed_for_want_of_humans_follows_the_game_end(samples):
     log = clone(samples.logs["enhanced"])
-    assert log[-1].event.table_closed.reason == epb.NO_HUMANS
+    assert log[-1].event.table_closed.reason == epb.TABLE_CLOSED_REASON_NO_HUMANS
     # Deleted: the rules close the table as the game ends.
     result = findings(rechain(log[:-1]), check_bots=False)
     (v,) = result.violations
-    assert (v.sequence, v.check, v.expected) == (len(log), "derived", "table_closed {reason: NO_HUMANS}")
+    assert (v.sequence, v.check, v.expected) == (len(log), "derived", "table_closed {reason: TABLE_CLOSED_REASON_NO_HUMANS}")
     assert v.message.startswith("table_closed is missing here")
     # Passed off as the end of a rematch vote: the closing the rules give is missing, and
     # the table they closed takes no command.
-    log[-1].event.table_closed.reason = epb.NO_REMATCH
+    log[-1].event.table_closed.reason = epb.TABLE_CLOSED_REASON_NO_REMATCH
     result = findings(rechain(log), check_bots=False)
     assert [(v.sequence, v.check, v.rule) for v in result.violations] == [
         (len(log), "derived", ""), (len(log), "legal", "TABLE_CLOSED")]
@@ -354,7 +354,7 @@ def test_a_table_closed_for_want_of_humans_follows_the_game_end(samples):
     log = clone(samples.logs["classic"])
     i = index_of(log, "game_ended")
     closing = clone([log[-1]])[0]
-    closing.event.table_closed.reason = epb.NO_HUMANS
+    closing.event.table_closed.reason = epb.TABLE_CLOSED_REASON_NO_HUMANS
     log.insert(i + 1, closing)
     result = findings(rechain(log, renumber=True), check_bots=False)
     (v,) = result.violations
@@ -365,7 +365,7 @@ def test_a_table_closed_for_want_of_humans_follows_the_game_end(samples):
 def test_nothing_is_appended_to_a_closed_table(samples):
     log = clone(samples.logs["classic"])
     chat = clone([log[index_of(log, "chat_posted")]])[0]
-    set_time(chat, log[-1].time.ToMicroseconds())
+    set_time(chat, log[-1].append_time.ToMicroseconds())
     log.append(chat)
     result = findings(rechain(log, renumber=True), check_bots=False)
     assert [(v.sequence, v.check, v.rule) for v in result.violations] == [(len(log), "legal", "TABLE_CLOSED")]
@@ -408,8 +408,8 @@ def test_a_timer_move_by_a_seat_that_was_not_late_is_caught(samples):
     i = next(i for i, m in enumerate(log) if is_timer_move(m))
     # The turn began with the last event that changed whose turn it is: a (dis)connection or a
     # chat just before the timer move does not.
-    turn_began = next(log[j].time.ToMicroseconds() for j in range(i - 1, -1, -1)
-                      if log[j].type not in NOT_A_TURN)
+    turn_began = next(log[j].append_time.ToMicroseconds() for j in range(i - 1, -1, -1)
+                      if log[j].event_type not in NOT_A_TURN)
     set_time(log[i], turn_began + 29 * S)                  # the timer is 30 s
     result = findings(rechain(log))
     (v,) = result.violations
@@ -422,7 +422,7 @@ def test_a_timer_move_by_a_seat_that_was_not_late_is_caught(samples):
 def test_a_timer_move_needs_a_turn_timer(samples):
     log = clone(samples.logs["modern"])
     i = next(i for i, m in enumerate(log) if is_timer_move(m))
-    log[0].event.table_created.turn_timer_s = 0
+    log[0].event.table_created.turn_timer_seconds = 0
     result = findings(rechain(log))
     (v,) = result.violations
     assert (v.sequence, v.check, v.rule) == (i + 1, "legal", "TIMER_NOT_DUE")
@@ -432,25 +432,25 @@ def test_a_timer_move_needs_a_turn_timer(samples):
 def test_a_timer_move_is_the_takeover_bots_at_a_human_seat(samples):
     log = clone(samples.logs["modern"])
     i = next(i for i, m in enumerate(log) if is_timer_move(m))
-    move = getattr(log[i].event, log[i].type)
+    move = getattr(log[i].event, log[i].event_type)
     # Another level than the table's takeover level (NORMAL).
     other = clone(log)
-    getattr(other[i].event, other[i].type).bot.level = epb.EASY
+    getattr(other[i].event, other[i].event_type).bot.level = epb.BOT_LEVEL_EASY
     result = findings(rechain(other), check_bots=False)
     (v,) = result.violations
     assert (v.sequence, v.check) == (i + 1, "bot") and "made by the table's takeover bot (normal)" in v.message
     # Passed off as the bot loop's move: no bot plays that seat.
     plain = clone(log)
-    getattr(plain[i].event, plain[i].type).bot.timer = False
+    getattr(plain[i].event, plain[i].event_type).bot.timer = False
     plain[i].request_id = f"bot-{i + 1}"
     result = findings(rechain(plain), check_bots=False)
     (v,) = result.violations
     assert (v.sequence, v.check) == (i + 1, "bot") and f"at seat {move.seat}, which no normal bot plays" in v.message
     # A human's own move passed off as a timer move: made at once, it was not due.
-    j = next(j for j, m in enumerate(log) if j > i and m.type == "card_played"
+    j = next(j for j, m in enumerate(log) if j > i and m.event_type == "card_played"
              and m.event.card_played.seat == move.seat and not m.event.card_played.HasField("bot"))
     dressed = clone(log)
-    dressed[j].event.card_played.bot.CopyFrom(epb.BotMove(level=epb.NORMAL, seed=1, timer=True))
+    dressed[j].event.card_played.bot.CopyFrom(epb.BotMove(level=epb.BOT_LEVEL_NORMAL, seed=1, timer=True))
     dressed[j].request_id = f"timer-{j}"
     result = findings(rechain(dressed))
     assert ("legal", "TIMER_NOT_DUE") in [(v.check, v.rule) for v in at(result, j + 1)]
@@ -462,7 +462,7 @@ def test_a_timer_move_is_recomputed_as_a_bot_move(samples):
     from belote.table.codec import bid_to_pb
     log = clone(samples.logs["modern"])
     i = next(i for i, m in enumerate(log) if is_timer_move(m))
-    if log[i].type == "card_played":                        # the sample's has a choice
+    if log[i].event_type == "card_played":                        # the sample's has a choice
         play_instead(log, i, legal_alternative(log, i))
     else:                                                   # a bid: another legal call
         made = log[i].event.bid_made
@@ -484,7 +484,7 @@ def test_a_timer_move_is_recomputed_as_a_bot_move(samples):
 def test_a_time_that_is_no_timestamp_is_a_finding_not_a_crash(samples, kind, checks):
     log = clone(samples.logs["classic"])
     i = index_of(log, kind)
-    log[i].time.nanos = log[i].event.time.nanos = 1_500_000_000
+    log[i].append_time.nanos = log[i].event.append_time.nanos = 1_500_000_000
     result = findings(log, check_bots=False)
     assert result.first_violation == i + 1
     assert checks_at(result, i + 1) == checks
@@ -500,7 +500,7 @@ def test_every_illegal_card_is_listed_the_replay_going_on_at_the_next_deal(sampl
     # Two cards not held, in two deals: the replay cannot play the first, takes the log's word for
     # the rest of that deal, deals the next deal's deck on its game and finds the second too.
     log = clone(samples.logs["classic"])
-    deals = [i for i, m in enumerate(log) if m.type == "deal_started"]
+    deals = [i for i, m in enumerate(log) if m.event_type == "deal_started"]
     assert len(deals) >= 3
     changed = []
     for start in (deals[0], deals[2]):           # chosen on the log as it was
@@ -528,7 +528,7 @@ def test_an_illegal_card_and_a_wrong_score_later_are_both_listed(samples):
     seat = log[i].event.card_played.seat
     set_card(log, i, next(c for c in range(32) if not state.game.play.hands[seat] >> c & 1
                           and c not in state.game.play.trick))
-    later = [k for k, m in enumerate(log) if m.type == "deal_scored"][-1]
+    later = [k for k, m in enumerate(log) if m.event_type == "deal_scored"][-1]
     log[later].event.deal_scored.totals[0] += 20
     result = findings(rechain(log), check_bots=False)
     assert [(v.sequence, v.check) for v in result.violations] == \
@@ -540,7 +540,7 @@ def test_a_time_finer_than_the_hash_covers_is_caught(samples):
     # The chain hashes microseconds: nanoseconds added to a time leave every hash as it was.
     log = clone(samples.logs["classic"])
     i = index_of(log, "chat_posted")
-    log[i].time.nanos = log[i].event.time.nanos = log[i].time.nanos + 500
+    log[i].append_time.nanos = log[i].event.append_time.nanos = log[i].append_time.nanos + 500
     assert rechain(clone(log))[i].hash == log[i].hash
     (v,) = findings(log, check_bots=False).violations
     assert (v.sequence, v.check) == (i + 1, "envelope")

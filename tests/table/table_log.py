@@ -18,7 +18,7 @@ def next_deal(deck=DECK):
 def created(preset="classic", **options):
     rules = rules_for(preset, options)
     return epb.TableCreated(name="t", preset=preset, options=rules.as_strings(),
-                            takeover_bot_level=epb.NORMAL, host_token_hash=b"h" * 32)
+                            takeover_bot_level=epb.BOT_LEVEL_NORMAL, host_token_hash=b"h" * 32)
 
 
 class Log:

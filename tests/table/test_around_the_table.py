@@ -104,7 +104,7 @@ def test_a_rematch_starts_when_every_human_has_voted():
     log = TimedLog("classic", target="1", stake=5).seat(humans=(0, 1), players=["a", "b", "", ""])
     log.play_out()
     end_us = log.now_us
-    assert table_view(log.state, 0).rematch_deadline.ToMicroseconds() == end_us + 120 * S
+    assert table_view(log.state, 0).rematch_deadline_time.ToMicroseconds() == end_us + 120 * S
     assert log.refused(VoteRematch(2, log.now_us)) == "NOT_SEATED"        # a bot's seat
     assert types(log.when(VoteRematch(0, log.now_us))) == ["rematch_voted"]
     assert log.refused(VoteRematch(0, log.now_us)) == "ALREADY_VOTED"
@@ -128,7 +128,7 @@ def test_without_every_vote_in_two_minutes_the_table_closes():
     assert log.refused(VoteRematch(1, end_us + 120 * S)) == "REMATCH_VOTE_OVER"
     log.now_us = end_us + 120 * S
     closed = log.when(CloseTable(log.now_us))
-    assert [(e.WhichOneof("body"), e.table_closed.reason) for e in closed] == [("table_closed", epb.NO_REMATCH)]
+    assert [(e.WhichOneof("body"), e.table_closed.reason) for e in closed] == [("table_closed", epb.TABLE_CLOSED_REASON_NO_REMATCH)]
     assert log.state.closed and log.state.status == FINISHED
     assert log.refused(VoteRematch(1, log.now_us)) == "TABLE_CLOSED"
     assert log.refused(CloseTable(log.now_us)) == "TABLE_CLOSED"
@@ -138,7 +138,7 @@ def test_a_game_over_with_no_human_closes_the_table_at_once():
     log = TimedLog("classic", target="1").seat(humans=())
     log.play_out()
     assert types(log.events[-2:]) == ["game_ended", "table_closed"]
-    assert log.events[-1].table_closed.reason == epb.NO_HUMANS
+    assert log.events[-1].table_closed.reason == epb.TABLE_CLOSED_REASON_NO_HUMANS
     assert table_view(log.state, SPECTATOR).closed
 
 
@@ -147,9 +147,9 @@ def test_the_turn_timer_counts_from_the_event_that_made_it_the_seats_turn():
     log = TimedLog(turn_timer_s=30).seat()
     state = log.state
     seat = state.to_act()                                   # the eldest, after the deal at T0
-    assert table_view(state, SPECTATOR).turn_deadline.ToMicroseconds() == T0 + 30 * S
+    assert table_view(state, SPECTATOR).turn_deadline_time.ToMicroseconds() == T0 + 30 * S
     bid = state.game.legal_actions(seat)[0]
-    move = epb.BotMove(level=epb.NORMAL, seed=7)
+    move = epb.BotMove(level=epb.BOT_LEVEL_NORMAL, seed=7)
     # A chat message does not restart the timer.
     log.now_us = T0 + 20 * S
     log.when(PostChat(2, "p2", "hurry up", log.now_us))
@@ -157,7 +157,7 @@ def test_the_turn_timer_counts_from_the_event_that_made_it_the_seats_turn():
     assert log.refused(TimerMove((seat + 1) % 4, bid, move, T0 + 30 * S)) == "TIMER_NOT_DUE"
     log.now_us = T0 + 30 * S
     made = log.when(TimerMove(seat, bid, move, log.now_us))[0].bid_made
-    assert (made.seat, made.bot.timer, made.bot.level, made.bot.seed) == (seat, True, epb.NORMAL, 7)
+    assert (made.seat, made.bot.timer, made.bot.level, made.bot.seed) == (seat, True, epb.BOT_LEVEL_NORMAL, 7)
     assert log.state.seats[seat].occupant == HUMAN          # one move, the seat stays the human's
     assert log.state.turn_deadline_us() == T0 + 60 * S       # the next seat's turn began now
 
@@ -166,4 +166,4 @@ def test_no_timer_no_timer_move():
     log = TimedLog().seat()
     seat = log.state.to_act()
     bid = log.state.game.legal_actions(seat)[0]
-    assert log.refused(TimerMove(seat, bid, epb.BotMove(level=epb.NORMAL), T0 + 3600 * S)) == "TIMER_NOT_DUE"
+    assert log.refused(TimerMove(seat, bid, epb.BotMove(level=epb.BOT_LEVEL_NORMAL), T0 + 3600 * S)) == "TIMER_NOT_DUE"

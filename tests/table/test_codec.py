@@ -23,7 +23,7 @@ from belote.v1 import cards_pb2 as cpb
 def test_every_card_reads_back_as_the_card_written():
     assert [card_from_pb(card_to_pb(card)) for card in range(32)] == list(range(32))
     assert sorted(CARD_OF_PB.values()) == list(range(32))
-    assert CARD_OF_PB[cpb.HEARTS, cpb.JACK] == 2 * 8 + 4       # the jack of hearts, as rules/cards.py
+    assert CARD_OF_PB[cpb.SUIT_HEARTS, cpb.RANK_JACK] == 2 * 8 + 4       # the jack of hearts, as rules/cards.py
 
 
 @pytest.mark.parametrize("suit, rank", [(0, 1), (5, 1), (1, 0), (1, 9)])

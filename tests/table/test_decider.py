@@ -26,7 +26,7 @@ def test_the_fourth_seat_starts_the_game_and_deals_from_the_recorded_deck():
     for seat in range(3):
         assert types(log.when(JoinSeat(seat, f"p{seat}", bytes([seat]) * 32))) == ["seat_joined"]
     assert log.state.status == WAITING
-    events = log.when(SeatBot(None, epb.EASY))
+    events = log.when(SeatBot(None, epb.BOT_LEVEL_EASY))
     assert types(events) == ["bot_seated", "game_started", "deal_started"]
     dealt = events[2].deal_started
     assert [card_from_pb(c) for c in dealt.deck] == list(DECK)
@@ -103,9 +103,9 @@ def test_seats_taken_or_full_and_a_game_not_started():
 
 def test_leaving_during_the_game_seats_a_takeover_bot_at_once_and_keeps_the_claim():
     log = Log().seat_all()
-    events = log.when(LeaveSeat(2, epb.NORMAL))
+    events = log.when(LeaveSeat(2, epb.BOT_LEVEL_NORMAL))
     assert types(events) == ["seat_left", "bot_seated"]
-    assert events[1].bot_seated.takeover and events[1].bot_seated.level == epb.NORMAL
+    assert events[1].bot_seated.takeover and events[1].bot_seated.level == epb.BOT_LEVEL_NORMAL
     seat = log.state.seats[2]
     assert (seat.occupant, seat.takeover, seat.token_hash) == (BOT, True, bytes([2]) * 32)
 
@@ -113,7 +113,7 @@ def test_leaving_during_the_game_seats_a_takeover_bot_at_once_and_keeps_the_clai
 def test_leaving_before_the_game_frees_the_seat():
     log = Log()
     log.when(JoinSeat(1, "a", b"a" * 32))
-    assert types(log.when(LeaveSeat(1, epb.NORMAL))) == ["seat_left"]
+    assert types(log.when(LeaveSeat(1, epb.BOT_LEVEL_NORMAL))) == ["seat_left"]
     assert log.state.free_seats() == [0, 1, 2, 3]
 
 

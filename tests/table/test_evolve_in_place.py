@@ -25,7 +25,7 @@ def test_a_whole_game_moved_in_place_folds_as_the_log():
     moves = 0
     while folded.to_act() is not None:
         seat = folded.to_act()
-        action = choose(epb.EASY, seat_view(folded, seat), moves)
+        action = choose(epb.BOT_LEVEL_EASY, seat_view(folded, seat), moves)
         events = decide(folded, Act(seat, action), next_deal())
         game = in_place.game
         outcomes = game.apply(seat, action)
@@ -36,7 +36,7 @@ def test_a_whole_game_moved_in_place_folds_as_the_log():
         assert [m.SerializeToString(deterministic=True) for m in made] == \
             [e.SerializeToString(deterministic=True) for e in events]
         for sequence, e in enumerate(events, folded.version + 1):
-            e.time.FromMicroseconds(1_000_000 * sequence)
+            e.append_time.FromMicroseconds(1_000_000 * sequence)
             e.sequence = sequence
             evolve(folded, e)
             kind = e.WhichOneof("body")

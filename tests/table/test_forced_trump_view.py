@@ -35,7 +35,7 @@ def test_every_seat_sees_its_eight_cards_while_the_eldest_chooses():
     assert state.to_act() == 1
     for seat in range(4):
         view = table_view(state, seat)
-        assert view.game.phase == tpb.AUCTION
+        assert view.game.phase == tpb.DEAL_PHASE_AUCTION
         assert sorted(card_from_pb(c) for c in view.game.your_hand) == EIGHT[seat]
         assert cards_of(seat_view(state, seat).hand) == EIGHT[seat]
     assert seat_view(state, 1).legal == (Bid(0), Bid(1), Bid(2), Bid(3))
@@ -45,7 +45,7 @@ def test_the_bot_chooses_the_forced_trump_from_its_eight_cards():
     """Its five dealt cards (7 8 9 of clubs, J Q of diamonds) would make every bot level name
     clubs or diamonds; the three completing cards, J Q K of hearts, make it hearts."""
     view = seat_view(forced_choice(), 1)
-    assert [bots.choose(level, view, 7) for level in (epb.EASY, epb.NORMAL, epb.HARD)] == [
+    assert [bots.choose(level, view, 7) for level in (epb.BOT_LEVEL_EASY, epb.BOT_LEVEL_NORMAL, epb.BOT_LEVEL_HARD)] == [
         Bid(HEARTS)] * 3
 
 

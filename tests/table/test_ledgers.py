@@ -71,7 +71,7 @@ async def _stored(store, log: TimedLog, table_id: str):
     """Put a decider's log into the store, each event at its own time; its state."""
     for event in log.events:
         await store.append(table_id, event.sequence - 1, [NewEvent(event_type(event), encode_body(event))],
-                           request_id=f"r{event.sequence}", recorded_at_us=event.time.ToMicroseconds(),
+                           request_id=f"r{event.sequence}", recorded_at_us=event.append_time.ToMicroseconds(),
                            index=TableIndexEntry("finished", False, b""))
     return fold(table_id, (e for e in log.events))
 
@@ -79,7 +79,7 @@ async def _stored(store, log: TimedLog, table_id: str):
 def _ended_at(log: TimedLog, when_us: int) -> TimedLog:
     """Move a finished game's events to end at `when_us` (one second apart)."""
     for i, event in enumerate(reversed(log.events)):
-        event.time.FromMicroseconds(when_us - i * S)
+        event.append_time.FromMicroseconds(when_us - i * S)
     return log
 
 
@@ -116,7 +116,7 @@ async def test_a_game_with_a_bot_or_a_guest_changes_no_rating(tmp_path):
     with_guest = game_won_by(0, players=["ana", "bob", "cyd", ""])
     for table_id, log in (("bot", with_bot), ("guest", with_guest)):
         await ledgers.settle_game(await _stored(store, log, table_id))
-    month = month_of(with_bot.events[-1].time.ToMicroseconds())
+    month = month_of(with_bot.events[-1].append_time.ToMicroseconds())
     assert await ledgers.ratings("classic", month) == {}
     assert (await rebuild(store, 1000)).ratings == {}
     await store.close()
@@ -144,7 +144,7 @@ async def test_a_stake_is_held_until_paid_and_a_hold_its_table_let_go_is_release
                  for e in await store.read("player:ana")]
         assert kinds == ["stake_held", "stake_released", "stake_held"]
         # Table b's game starts: the stake is paid and the hold ends with it.
-        await ledgers.move_chips([ChipMove("ana", -6, lpb.STAKE, "b", 1, "b#1#stake")])
+        await ledgers.move_chips([ChipMove("ana", -6, lpb.CHIPS_REASON_STAKE, "b", 1, "b#1#stake")])
         assert await ledgers.purse("ana", still_held) == (4, 0)
         await ledgers.release_stake("ana", "b", 1)                       # nothing to release
         assert len(await store.read("player:ana")) == 5       # + the starting balance, the stake

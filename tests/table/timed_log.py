@@ -25,12 +25,12 @@ class TimedLog(Log):
         rules = rules_for(preset, options)
         self.when(CreateTable(epb.TableCreated(
             name="t", preset=preset, options=rules.as_strings(), stake=stake,
-            turn_timer_s=turn_timer_s, takeover_bot_level=epb.NORMAL, host_token_hash=b"h" * 32)))
+            turn_timer_seconds=turn_timer_s, takeover_bot_level=epb.BOT_LEVEL_NORMAL, host_token_hash=b"h" * 32)))
 
     def when(self, command, deck=DECK):
         new = super().when(command, deck)
         for e in new:
-            e.time.FromMicroseconds(self.now_us)
+            e.append_time.FromMicroseconds(self.now_us)
         return new
 
     def refused(self, command) -> str:
@@ -45,7 +45,7 @@ class TimedLog(Log):
                 player = players[seat] if players else ""
                 self.when(JoinSeat(seat, f"p{seat}", bytes([seat]) * 32, player))
             else:
-                self.when(SeatBot(seat, epb.EASY))
+                self.when(SeatBot(seat, epb.BOT_LEVEL_EASY))
         return self
 
     def play_out(self, seed=0):

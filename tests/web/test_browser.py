@@ -17,9 +17,9 @@ from grpc_status import rpc_status
 from players import PUBLIC_CARDS, bearer, cards_in, check_stream, rid
 from web_helpers import envelopes
 
-RANKS = {"7": cards_pb2.SEVEN, "8": cards_pb2.EIGHT, "9": cards_pb2.NINE, "10": cards_pb2.TEN,
-         "J": cards_pb2.JACK, "Q": cards_pb2.QUEEN, "K": cards_pb2.KING, "A": cards_pb2.ACE}
-SUITS = {"C": cards_pb2.CLUBS, "D": cards_pb2.DIAMONDS, "H": cards_pb2.HEARTS, "S": cards_pb2.SPADES}
+RANKS = {"7": cards_pb2.RANK_SEVEN, "8": cards_pb2.RANK_EIGHT, "9": cards_pb2.RANK_NINE, "10": cards_pb2.RANK_TEN,
+         "J": cards_pb2.RANK_JACK, "Q": cards_pb2.RANK_QUEEN, "K": cards_pb2.RANK_KING, "A": cards_pb2.RANK_ACE}
+SUITS = {"C": cards_pb2.SUIT_CLUBS, "D": cards_pb2.SUIT_DIAMONDS, "H": cards_pb2.SUIT_HEARTS, "S": cards_pb2.SUIT_SPADES}
 
 
 def card_of(key: str) -> cards_pb2.Card:
@@ -40,7 +40,7 @@ def test_a_whole_game_against_three_bots_by_clicks_to_the_final_score(server, pa
     play_until(page, random.Random(1), lambda: page.query_selector("#final") is not None, limit=600)
 
     table = stub_of(server).GetTable(pb.GetTableRequest(table_id=tid))
-    assert table.status == pb.FINISHED
+    assert table.status == pb.TABLE_STATUS_FINISHED
     us, them = table.game.totals
     final = page.inner_text("#final")
     assert f"us {us}, them {them}" in final
@@ -132,7 +132,7 @@ def test_a_spectator_never_receives_a_hidden_card(tmp_path, browser):
         page.goto(f"{own.web_url}/#/table/{tid}?watch")
         page.wait_for_selector("#table[data-version]")
         for seat in range(4):
-            stub.AddBot(pb.AddBotRequest(table_id=tid, seat=seat, level=events_pb2.EASY,
+            stub.AddBot(pb.AddBotRequest(table_id=tid, seat=seat, level=events_pb2.BOT_LEVEL_EASY,
                                          request_id=rid()), metadata=bearer(created.host_token))
         page.wait_for_selector("#final", timeout=120_000)
         assert page.get_attribute("#table", "data-your-seat") == "-1"
@@ -204,8 +204,8 @@ def test_two_browser_contexts_play_at_one_table(server, browser):
         assert host.query_selector("#last-deal") and guest.query_selector("#last-deal")
         # The two humans played their own cards (no bot took a seat over).
         table = stub_of(server).GetTable(pb.GetTableRequest(table_id=tid))
-        assert [(s.occupant, s.bot_takeover) for s in table.seats[:2]] == [(pb.HUMAN, False)] * 2
-        assert table.game.deal_number >= 2 or table.status == pb.FINISHED
+        assert [(s.occupant, s.bot_takeover) for s in table.seats[:2]] == [(pb.SEAT_OCCUPANT_HUMAN, False)] * 2
+        assert table.game.deal_number >= 2 or table.status == pb.TABLE_STATUS_FINISHED
         assert host.inner_text("#last-deal") == guest.inner_text("#last-deal")
     finally:
         host_context.close()

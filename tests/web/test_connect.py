@@ -98,7 +98,7 @@ async def test_a_game_played_over_connect_is_the_one_grpc_sees(stub, web):
     assert same_operation(await stub.JoinTable(join), joined)
     token = joined.seat_token
     for seat in (1, 2, 3):
-        add = pb.AddBotRequest(table_id=table_id, seat=seat, level=events_pb2.EASY, request_id=rid())
+        add = pb.AddBotRequest(table_id=table_id, seat=seat, level=events_pb2.BOT_LEVEL_EASY, request_id=rid())
         added = await web.call("AddBot", add, host)
         assert same_operation(await stub.AddBot(add, metadata=bearer(host)), added)
 

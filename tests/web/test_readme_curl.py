@@ -32,6 +32,6 @@ def test_the_curl_walk_through(server, tmp_path):
     lines = run.stdout.splitlines()
     assert lines[:3] == ['{"seat":1}', '{"seat":2}', '{"seat":3}']
     hand = json.loads(lines[3])
-    assert len(hand) in (5, 8) and all(re.fullmatch(r"[A-Z]+ (CLUBS|DIAMONDS|HEARTS|SPADES)", c) for c in hand)
+    assert len(hand) in (5, 8) and all(re.fullmatch(r"RANK_[A-Z]+ SUIT_(CLUBS|DIAMONDS|HEARTS|SPADES)", c) for c in hand)
     assert '"code":"failed_precondition"' in lines[4].replace(" ", "") and lines[4].endswith("(HTTP 400)")
     assert '"type":"google.rpc.ErrorInfo"' in lines[4].replace(" ", "")

@@ -10,28 +10,28 @@ from collections.abc import Iterable
 
 from belote.v1 import cards_pb2 as c
 
-SUIT_SYMBOL = {c.CLUBS: "♣", c.DIAMONDS: "♦", c.HEARTS: "♥", c.SPADES: "♠"}
-SUIT_NAME = {c.CLUBS: "clubs", c.DIAMONDS: "diamonds", c.HEARTS: "hearts", c.SPADES: "spades"}
-SUIT_LETTER = {c.CLUBS: "C", c.DIAMONDS: "D", c.HEARTS: "H", c.SPADES: "S"}
-RED_SUITS = frozenset({c.DIAMONDS, c.HEARTS})
-RANK_TEXT = {c.SEVEN: "7", c.EIGHT: "8", c.NINE: "9", c.TEN: "10", c.JACK: "J", c.QUEEN: "Q",
-             c.KING: "K", c.ACE: "A"}
-RANK_NAME = {c.SEVEN: "sevens", c.EIGHT: "eights", c.NINE: "nines", c.TEN: "tens",
-             c.JACK: "jacks", c.QUEEN: "queens", c.KING: "kings", c.ACE: "aces"}
+SUIT_SYMBOL = {c.SUIT_CLUBS: "♣", c.SUIT_DIAMONDS: "♦", c.SUIT_HEARTS: "♥", c.SUIT_SPADES: "♠"}
+SUIT_NAME = {c.SUIT_CLUBS: "clubs", c.SUIT_DIAMONDS: "diamonds", c.SUIT_HEARTS: "hearts", c.SUIT_SPADES: "spades"}
+SUIT_LETTER = {c.SUIT_CLUBS: "C", c.SUIT_DIAMONDS: "D", c.SUIT_HEARTS: "H", c.SUIT_SPADES: "S"}
+RED_SUITS = frozenset({c.SUIT_DIAMONDS, c.SUIT_HEARTS})
+RANK_TEXT = {c.RANK_SEVEN: "7", c.RANK_EIGHT: "8", c.RANK_NINE: "9", c.RANK_TEN: "10", c.RANK_JACK: "J", c.RANK_QUEEN: "Q",
+             c.RANK_KING: "K", c.RANK_ACE: "A"}
+RANK_NAME = {c.RANK_SEVEN: "sevens", c.RANK_EIGHT: "eights", c.RANK_NINE: "nines", c.RANK_TEN: "tens",
+             c.RANK_JACK: "jacks", c.RANK_QUEEN: "queens", c.RANK_KING: "kings", c.RANK_ACE: "aces"}
 
-CONTRACT_SUIT = {c.CONTRACT_CLUBS: c.CLUBS, c.CONTRACT_DIAMONDS: c.DIAMONDS,
-                 c.CONTRACT_HEARTS: c.HEARTS, c.CONTRACT_SPADES: c.SPADES}
+CONTRACT_SUIT = {c.CONTRACT_CLUBS: c.SUIT_CLUBS, c.CONTRACT_DIAMONDS: c.SUIT_DIAMONDS,
+                 c.CONTRACT_HEARTS: c.SUIT_HEARTS, c.CONTRACT_SPADES: c.SUIT_SPADES}
 
 # Strongest first, with the standard values.
-TRUMP_ORDER = (c.JACK, c.NINE, c.ACE, c.TEN, c.KING, c.QUEEN, c.EIGHT, c.SEVEN)
-PLAIN_ORDER = (c.ACE, c.TEN, c.KING, c.QUEEN, c.JACK, c.NINE, c.EIGHT, c.SEVEN)
+TRUMP_ORDER = (c.RANK_JACK, c.RANK_NINE, c.RANK_ACE, c.RANK_TEN, c.RANK_KING, c.RANK_QUEEN, c.RANK_EIGHT, c.RANK_SEVEN)
+PLAIN_ORDER = (c.RANK_ACE, c.RANK_TEN, c.RANK_KING, c.RANK_QUEEN, c.RANK_JACK, c.RANK_NINE, c.RANK_EIGHT, c.RANK_SEVEN)
 # Suits in a hand alternate colours: ♠ ♥ ♣ ♦.
-HAND_SUIT_ORDER = (c.SPADES, c.HEARTS, c.CLUBS, c.DIAMONDS)
+HAND_SUIT_ORDER = (c.SUIT_SPADES, c.SUIT_HEARTS, c.SUIT_CLUBS, c.SUIT_DIAMONDS)
 
 _ANNOUNCEMENT_NAME = {
-    c.TIERCE: "tierce", c.CINQUANTE: "cinquante", c.CENT: "cent", c.CARRE: "carré",
-    c.COULEUR: "couleur", c.QUINTE_FLUSH: "quinte flush", c.CHELEM_COULEUR: "chelem couleur",
-    c.CAPOT_ANNONCE: "capot announced",
+    c.ANNOUNCEMENT_KIND_TIERCE: "tierce", c.ANNOUNCEMENT_KIND_CINQUANTE: "cinquante", c.ANNOUNCEMENT_KIND_CENT: "cent", c.ANNOUNCEMENT_KIND_CARRE: "carré",
+    c.ANNOUNCEMENT_KIND_COULEUR: "couleur", c.ANNOUNCEMENT_KIND_QUINTE_FLUSH: "quinte flush", c.ANNOUNCEMENT_KIND_CHELEM_COULEUR: "chelem couleur",
+    c.ANNOUNCEMENT_KIND_CAPOT_ANNONCE: "capot announced",
 }
 
 
@@ -45,7 +45,7 @@ def parse_card(text: str) -> c.Card:
     text = text.strip()
     symbols = {v: k for k, v in SUIT_SYMBOL.items()} | {v: k for k, v in SUIT_LETTER.items()}
     suit = symbols.get(text[-1:].upper()) if text else None
-    ranks = {v: k for k, v in RANK_TEXT.items()} | {"T": c.TEN}
+    ranks = {v: k for k, v in RANK_TEXT.items()} | {"T": c.RANK_TEN}
     rank = ranks.get(text[:-1].upper())
     if suit is None or rank is None:
         raise ValueError(f"not a card: {text!r} (write it like 10h, KS or 7♣)")
@@ -83,19 +83,19 @@ def contract_text(contract: int) -> str:
 
 
 def bid_text(bid: c.Bid) -> str:
-    return "pass" if bid.is_pass else contract_text(bid.contract)
+    return "pass" if bid.passed else contract_text(bid.contract)
 
 
 def announcement_text(a: c.Announcement) -> str:
     """``tierce to the K♥ (20)``, ``carré of jacks (200)``, ``couleur of 6 ♠ (50)``."""
     name = _ANNOUNCEMENT_NAME.get(a.kind, "announcement")
-    if a.kind == c.CARRE:
+    if a.kind == c.ANNOUNCEMENT_KIND_CARRE:
         text = f"{name} of {RANK_NAME.get(a.rank, '?')}"
-    elif a.kind in (c.TIERCE, c.CINQUANTE, c.CENT, c.QUINTE_FLUSH):
+    elif a.kind in (c.ANNOUNCEMENT_KIND_TIERCE, c.ANNOUNCEMENT_KIND_CINQUANTE, c.ANNOUNCEMENT_KIND_CENT, c.ANNOUNCEMENT_KIND_QUINTE_FLUSH):
         text = f"{name} to the {RANK_TEXT.get(a.top, '?')}{SUIT_SYMBOL.get(a.suit, '?')}"
-        if a.length > 3 and a.kind != c.TIERCE:
+        if a.length > 3 and a.kind != c.ANNOUNCEMENT_KIND_TIERCE:
             text += f" ({a.length} cards)"
-    elif a.kind in (c.COULEUR, c.CHELEM_COULEUR):
+    elif a.kind in (c.ANNOUNCEMENT_KIND_COULEUR, c.ANNOUNCEMENT_KIND_CHELEM_COULEUR):
         text = f"{name} of {a.length} {SUIT_SYMBOL.get(a.suit, '?')}"
     else:
         text = name
@@ -122,5 +122,5 @@ def card_action(card: c.Card) -> c.Action:
 def bid_action(contract: int | None) -> c.Action:
     """A bid: ``None`` for a pass, else the contract (``cards_pb2.CONTRACT_HEARTS``...)."""
     if contract is None:
-        return c.Action(bid=c.Bid(is_pass=True))
+        return c.Action(bid=c.Bid(passed=True))
     return c.Action(bid=c.Bid(contract=contract))

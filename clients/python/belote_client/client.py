@@ -124,21 +124,29 @@ class BeloteClient:
     # -- the lobby --------------------------------------------------------------------------------
 
     async def create_table(self, preset: str = "classic", options: dict[str, str] | None = None,
-                           *, name: str = "", private: bool = False, password: str = "",
+                           *, name: str = "", is_private: bool = False, password: str = "",
                            stake: int = 0,
                            takeover_bot_level: int = events_pb2.BOT_LEVEL_UNSPECIFIED,
                            request_id: str | None = None) -> CreatedTable:
         """Create a table (you become its host; you do not take a seat)."""
         reply = await self.call("CreateTable", pb.CreateTableRequest(
-            preset=preset, options=dict(options or {}), name=name, private=private,
+            preset=preset, options=dict(options or {}), name=name, is_private=is_private,
             password=password, stake=stake, takeover_bot_level=takeover_bot_level,
             request_id=request_id or new_request_id()))
         return CreatedTable(self, reply.table_id, reply.host_token, reply.table)
 
-    async def list_tables(self, page_size: int = 0) -> list[pb.TableSummary]:
-        """Public tables waiting for players, newest first."""
-        reply = await self.call("ListTables", pb.ListTablesRequest(page_size=page_size))
-        return list(reply.tables)
+    async def list_tables(self, page_size: int = 0, *, limit: int | None = None) -> list[pb.TableSummary]:
+        """Public tables waiting for players, newest first: page after page (``page_size`` tables
+        each, 0 for the server's default) until the last, or until ``limit`` tables."""
+        tables: list[pb.TableSummary] = []
+        token = ""
+        while limit is None or len(tables) < limit:
+            reply = await self.call("ListTables", pb.ListTablesRequest(page_size=page_size, page_token=token))
+            tables.extend(reply.tables)
+            token = reply.next_page_token
+            if not token:
+                break
+        return tables if limit is None else tables[:limit]
 
     async def join_table(self, table_id: str, display_name: str, *, seat: int | None = None,
                          password: str = "", reclaim_token: str | None = None,
@@ -153,7 +161,7 @@ class BeloteClient:
         reply = await self.call("JoinTable", request, reclaim_token)
         return Seat(self, table_id, reply.seat, reply.seat_token, reply.table)
 
-    async def add_bot(self, table_id: str, token: str, level: int = events_pb2.NORMAL, *,
+    async def add_bot(self, table_id: str, token: str, level: int = events_pb2.BOT_LEVEL_NORMAL, *,
                       seat: int | None = None, request_id: str | None = None) -> int:
         """Seat a bot (``token``: the host token or a seat token of the table); its seat."""
         request = pb.AddBotRequest(table_id=table_id, level=level,
@@ -305,7 +313,7 @@ class CreatedTable:
     host_token: str
     table: pb.Table
 
-    async def add_bot(self, level: int = events_pb2.NORMAL, *, seat: int | None = None,
+    async def add_bot(self, level: int = events_pb2.BOT_LEVEL_NORMAL, *, seat: int | None = None,
                       request_id: str | None = None) -> int:
         return await self.client.add_bot(self.table_id, self.host_token, level, seat=seat,
                                          request_id=request_id)
@@ -338,7 +346,7 @@ class Seat:
         return await self.client.act(self.table_id, self.token, action,
                                      expected_version=expected_version, request_id=request_id)
 
-    async def add_bot(self, level: int = events_pb2.NORMAL, *, seat: int | None = None,
+    async def add_bot(self, level: int = events_pb2.BOT_LEVEL_NORMAL, *, seat: int | None = None,
                       request_id: str | None = None) -> int:
         return await self.client.add_bot(self.table_id, self.token, level, seat=seat,
                                          request_id=request_id)

@@ -57,7 +57,11 @@ export function contractName(contract: Contract): string {
 
 export function bidName(bid: Bid | undefined): string {
   if (!bid) return "";
-  return bid.isPass ? "pass" : `take ${contractName(bid.contract)}`;
+  switch (bid.call.case) {
+    case "passed": return "pass";
+    case "contract": return `take ${contractName(bid.call.value)}`;
+    default: return "";
+  }
 }
 
 const KINDS: Record<number, string> = {

@@ -174,7 +174,7 @@ async function createTable(name: string, preset: string, target: string, bots: b
   try {
     const options: Record<string, string> = target ? { target } : {};
     const created = await call(() => client.createTable({ preset, options, name: name ? `${name}'s table` : "",
-      private: isPrivate, password, requestId: requestId() }));
+      isPrivate, password, requestId: requestId() }));
     const tableId = created.tableId;
     const joined = await call(() => client.joinTable({ tableId, seat: 0, displayName: name || "player",
       password, requestId: requestId() }));
@@ -429,7 +429,7 @@ function render(screen: TableScreen): void {
 
   const section = el("section", { id: "table", "data-table-id": view.tableId, "data-your-seat": String(mySeat),
     "data-version": view.version.toString(), "data-status": TableStatus[view.status] ?? "" },
-    el("h2", {}, `${view.name || "Table"} · ${view.preset}${view.private ? " · private" : ""}`),
+    el("h2", {}, `${view.name || "Table"} · ${view.preset}${view.isPrivate ? " · private" : ""}`),
     el("p", { class: "share" }, "Table id: ", el("code", {}, view.tableId)),
     final, turn,
     el("div", { class: "board" }, ...seats, el("div", { class: "centre" }, turned, trick)),
@@ -458,7 +458,7 @@ function statusText(view: Table): string {
 
 function showTimers(screen: TableScreen): void {
   const timer = document.getElementById("timer");
-  const deadline = screen.view?.turnDeadline ?? screen.view?.rematchDeadline;
+  const deadline = screen.view?.turnDeadlineTime ?? screen.view?.rematchDeadlineTime;
   if (!timer) return;
   if (!deadline) { timer.textContent = ""; return; }
   const left = Math.max(0, Math.round(Number(deadline.seconds) - Date.now() / 1000));

@@ -31,7 +31,7 @@ READS_TOO_SLOWLY = "READS_TOO_SLOWLY"
 
 def reads_too_slowly(stall_s: float) -> app_errors.AppError:
     return app_errors.AppError(
-        app_errors.RESOURCE_EXHAUSTED, READS_TOO_SLOWLY,
+        READS_TOO_SLOWLY,
         f"the client read too slowly: a message waited {stall_s:g} s for it, so the server ended "
         "the stream; reconnect (WatchTable: with from_sequence = the last sequence seen + 1)")
 

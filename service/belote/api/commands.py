@@ -25,6 +25,7 @@ from belote.app.commands import (
     NewTable,
     Rematch,
 )
+from belote.app.paging import page_size
 from belote.app.requests import Caller
 from belote.rules import InvalidOptions, rules_for
 from belote.table.codec import BadMessage, action_from_pb
@@ -34,9 +35,8 @@ from belote.v1 import table_service_pb2 as tpb
 MAX_NAME = 64
 MAX_CHAT = 500
 MAX_TURN_TIMER_S = 3600
-PAGE_SIZE, MAX_PAGE_SIZE = 50, 200
 _MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
-_LEVELS = (0, epb.EASY, epb.NORMAL, epb.HARD)       # 0: the default, NORMAL
+_LEVELS = (0, epb.BOT_LEVEL_EASY, epb.BOT_LEVEL_NORMAL, epb.BOT_LEVEL_HARD)       # 0: the default, NORMAL
 
 
 class ProtoTables:
@@ -62,20 +62,21 @@ class ProtoTables:
             raise err.invalid("name", f"name: at most {MAX_NAME} characters")
         if req.stake < 0:
             raise err.invalid("stake", "stake: must be 0 or more")
-        if req.private and not req.password:
+        if req.is_private and not req.password:
             raise err.invalid("password", "password: a private table needs one")
         if req.takeover_bot_level not in _LEVELS:
             raise err.invalid("takeover_bot_level", "takeover_bot_level: EASY, NORMAL or HARD")
-        if not 0 <= req.turn_timer_s <= MAX_TURN_TIMER_S:
-            raise err.invalid("turn_timer_s", f"turn_timer_s: 0 (no timer) to {MAX_TURN_TIMER_S} seconds")
+        timer = req.turn_timer
+        if timer.nanos or not 0 <= timer.seconds <= MAX_TURN_TIMER_S:
+            raise err.invalid("turn_timer", f"turn_timer: whole seconds, 0 (no timer) to {MAX_TURN_TIMER_S}")
         return await self.app.create_table(NewTable(
             key, caller, player, name=req.name or f"{preset} table", preset=preset,
-            options=rules.as_strings(), private=req.private, password=req.password,
-            stake=req.stake, takeover_bot_level=req.takeover_bot_level or epb.NORMAL,
-            turn_timer_s=req.turn_timer_s))
+            options=rules.as_strings(), is_private=req.is_private, password=req.password,
+            stake=req.stake, takeover_bot_level=req.takeover_bot_level or epb.BOT_LEVEL_NORMAL,
+            turn_timer_s=timer.seconds))
 
     async def list_tables(self, req: tpb.ListTablesRequest) -> tpb.ListTablesResponse:
-        return await self.app.list_tables(_page_size(req.page_size))
+        return await self.app.list_tables(page_size(req.page_size), req.page_token)
 
     async def join_table(self, req: tpb.JoinTableRequest, token: str | None,
                          player_token: str | None = None, *,
@@ -92,7 +93,7 @@ class ProtoTables:
         seat = _seat(req.seat if req.HasField("seat") else None)
         if req.level not in _LEVELS:
             raise err.invalid("level", "level: EASY, NORMAL or HARD")
-        return await self.app.add_bot(AddBot(key, req.table_id, token, seat, req.level or epb.NORMAL))
+        return await self.app.add_bot(AddBot(key, req.table_id, token, seat, req.level or epb.BOT_LEVEL_NORMAL))
 
     async def leave_table(self, req: tpb.LeaveTableRequest, token: str | None, *,
                           caller: Caller | None = None) -> tpb.LeaveTableResponse:
@@ -151,9 +152,9 @@ class ProtoTables:
             raise err.invalid("preset", str(e)) from None
         if req.month and not _MONTH.fullmatch(req.month):
             raise err.invalid("month", "month: yyyy-mm, e.g. 2026-03")
-        limit = _page_size(req.page_size)
+        size = page_size(req.page_size)
         player = self.app.identity.player_id(player_token)
-        return await self.app.get_leaderboard(Leaderboard(preset, req.month, limit, player))
+        return await self.app.get_leaderboard(Leaderboard(preset, req.month, size, req.page_token, player))
 
     def export_log(self, req: tpb.ExportLogRequest, token: str | None) -> AsyncIterator[epb.LoggedEvent]:
         return self.app.export_log(req.table_id, token)
@@ -178,9 +179,3 @@ def _seat(seat: int | None) -> int | None:
     if seat is not None and not 0 <= seat <= 3:
         raise err.invalid("seat", f"seat: {seat} is not a seat (0, 1, 2 or 3)")
     return seat
-
-
-def _page_size(page_size: int) -> int:
-    if page_size < 0:
-        raise err.invalid("page_size", "page_size: must be 0 or more")
-    return min(page_size or PAGE_SIZE, MAX_PAGE_SIZE)

@@ -46,7 +46,7 @@ class Access:
             structlog.contextvars.bind_contextvars(seat=seat)
             return seat
         if self.is_host(state, token) or await self.holds_a_seat_elsewhere(state.table_id, token):
-            raise err.denied("NOT_YOUR_SEAT", "this token does not hold a seat at this table")
+            raise err.AppError("NOT_YOUR_SEAT", "this token does not hold a seat at this table")
         raise err.unauthenticated("unknown token")
 
     async def holds_a_seat_elsewhere(self, table_id: str, token: str) -> bool:
@@ -78,7 +78,7 @@ class Access:
         and RESOURCE_EXHAUSTED after 5 wrong ones within a minute from this caller (its peer
         and player, on every replica)."""
         created = state.created
-        if created.private:
+        if created.is_private:
             await self._passwords.check(state.table_id, caller_key(peer, player), password,
                                         created.password_salt, created.password_hash)
 
@@ -108,7 +108,7 @@ class Access:
             raise err.unauthenticated("ExportLog needs the reviewer token")
         if self._reviewer_hash is None or not hmac.compare_digest(sha256(token), self._reviewer_hash):
             if await self.holds_a_seat_elsewhere("", token):     # a seat or host token
-                raise err.denied("NOT_REVIEWER", "only the reviewer token may export a log")
+                raise err.AppError("NOT_REVIEWER", "only the reviewer token may export a log")
             raise err.unauthenticated("unknown token: ExportLog needs the reviewer token")
 
 
@@ -121,11 +121,11 @@ def check_seat_still_yours(state: TableState, seat: int, token: str) -> None:
     """A command retried on a newer state than it was authorized on: the seat must not have
     changed hands meanwhile."""
     if state.seat_of_token_hash(sha256(token)) != seat:
-        raise err.denied("NOT_YOUR_SEAT", "this token does not hold a seat at this table")
+        raise err.AppError("NOT_YOUR_SEAT", "this token does not hold a seat at this table")
     check_still_human(state, seat)
 
 
 def check_still_human(state: TableState, seat: int) -> None:
     if state.seats[seat].occupant != HUMAN:
-        raise err.denied("SEAT_LEFT", "you left this seat and a bot plays it: "
+        raise err.AppError("SEAT_LEFT", "you left this seat and a bot plays it: "
                                       "call JoinTable with your seat token to take it back")

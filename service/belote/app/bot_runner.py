@@ -67,7 +67,7 @@ class BotRunner:
     async def timer_move(self, state: TableState, now_us: int) -> TimerMove:
         """A bot's move, at the table's takeover level, for the seat whose turn timer ran out."""
         seat = state.to_act()
-        level = state.created.takeover_bot_level or epb.NORMAL
+        level = state.created.takeover_bot_level or epb.BOT_LEVEL_NORMAL
         seed = secrets.randbits(63)
         action = await self.bot_pool.choose(state.table_id, level, seat_view(state, seat), seed)
         return TimerMove(seat, action, bots.move_record(level, seed), now_us)
@@ -91,17 +91,17 @@ class BotRunner:
                     seed = secrets.randbits(63)
                     started = time.perf_counter()
                     action = await self.bot_pool.choose(table_id, level, seat_view(state, seat), seed)
-                    metrics.BOT_DECISION_SECONDS.labels(epb.BotLevel.Name(level).lower()).observe(
+                    metrics.BOT_DECISION_SECONDS.labels(epb.BotLevel.Name(level).removeprefix("BOT_LEVEL_").lower()).observe(
                         time.perf_counter() - started)
                     command = Act(seat, action, bots.move_record(level, seed))
                     await self._tables.execute(table_id, request_ids.bot_move(state.version + 1),
                                                deciding(command), state.version)
                     failures = 0
                 except (StoreError, err.AppError) as e:
-                    code = e.code if isinstance(e, err.AppError) else err.UNAVAILABLE
-                    if code == err.ABORTED:           # someone else moved first: look again
+                    reason = e.reason if isinstance(e, err.AppError) else err.STORE_UNAVAILABLE
+                    if reason in err.RACES:           # someone else moved first: look again
                         continue
-                    if code != err.UNAVAILABLE:
+                    if reason != err.STORE_UNAVAILABLE:
                         log.error("bot move refused", table_id=table_id, reason=e.reason, error=e.message)
                         return
                     if not failures:

@@ -22,7 +22,7 @@ class NewTable:
     name: str
     preset: str
     options: dict[str, str] = field(default_factory=dict)     # the preset's, all of them
-    private: bool = False
+    is_private: bool = False
     password: str = ""
     stake: int = 0
     takeover_bot_level: int = 0
@@ -100,5 +100,6 @@ class Rematch:
 class Leaderboard:
     preset: str
     month: str                      # yyyy-mm; "" for this month
-    limit: int
+    size: int                       # the page size
+    page_token: str
     player: str

@@ -35,8 +35,8 @@ def head_bytes(head: epb.ExportHead) -> bytes:
     table_id = head.table_id.encode()
     return b"".join((_DOMAIN, struct.pack(">I", len(table_id)), table_id,
                      struct.pack(">QI", head.last_sequence, len(head.last_hash)), head.last_hash,
-                     struct.pack(">q", head.exported_at.seconds * 1_000_000
-                                 + head.exported_at.nanos // 1000)))
+                     struct.pack(">q", head.export_time.seconds * 1_000_000
+                                 + head.export_time.nanos // 1000)))
 
 
 @functools.lru_cache(maxsize=8)
@@ -67,7 +67,7 @@ def signed_head(server_key: bytes, table_id: str, last: epb.LoggedEvent | None,
                           last_sequence=last.sequence if last else 0,
                           last_hash=last.hash if last else GENESIS_HASH,
                           public_key=public_key(server_key))
-    head.exported_at.FromMicroseconds(now_us)
+    head.export_time.FromMicroseconds(now_us)
     head.signature = _signing_key(server_key).sign(head_bytes(head))
     return epb.LoggedEvent(head=head)
 

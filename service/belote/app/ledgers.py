@@ -76,7 +76,7 @@ class RatedGame:
 def stake_moves(state: TableState) -> list[ChipMove]:
     """Right after GameStarted: each paying seat's player pays the stake."""
     request = f"{state.table_id}#{state.game_number}#stake"
-    return [ChipMove(state.seats[s].player_id, -state.created.stake, lpb.STAKE, state.table_id,
+    return [ChipMove(state.seats[s].player_id, -state.created.stake, lpb.CHIPS_REASON_STAKE, state.table_id,
                      state.game_number, request) for s in state.paying_seats]
 
 
@@ -87,7 +87,7 @@ def pot_moves(state: TableState) -> list[ChipMove]:
     payouts = share_pot(state.created.stake, state.paying_seats, state.winning_team)
     refund = pot_is_refunded(state.paying_seats, state.winning_team)
     request = f"{state.table_id}#{state.game_number}#pot"
-    return [ChipMove(state.seats[s].player_id, payouts[s], lpb.REFUND if refund else lpb.WINNINGS,
+    return [ChipMove(state.seats[s].player_id, payouts[s], lpb.CHIPS_REASON_REFUND if refund else lpb.CHIPS_REASON_WINNINGS,
                      state.table_id, state.game_number, request)
             for s in range(4) if payouts[s]]
 
@@ -118,7 +118,7 @@ class Hold:
     table_id: str
     game_number: int
     amount: int
-    held_at_us: int
+    hold_time_micros: int
 
 
 @dataclass(frozen=True)
@@ -134,13 +134,13 @@ def _fold_purse(purse: Purse, event: lpb.LedgerEvent) -> Purse:
     if kind == "chips_moved":
         moved = event.chips_moved
         holds = purse.holds
-        if moved.reason == lpb.STAKE and _holds_game(holds, moved.table_id, moved.game_number):
+        if moved.reason == lpb.CHIPS_REASON_STAKE and _holds_game(holds, moved.table_id, moved.game_number):
             holds = {t: h for t, h in holds.items() if t != moved.table_id}    # paid: no longer held
         return Purse(moved.balance, holds)
     if kind == "stake_held":
         held = event.stake_held
         return Purse(purse.balance, {**purse.holds, held.table_id: Hold(
-            held.table_id, held.game_number, held.amount, held.held_at_us)})
+            held.table_id, held.game_number, held.amount, held.hold_time_micros)})
     if kind == "stake_released":
         released = event.stake_released
         if _holds_game(purse.holds, released.table_id, released.game_number):
@@ -297,10 +297,10 @@ class Ledgers:
                 player_id=player_id, table_id=h.table_id, game_number=h.game_number)) for h in over),
                 lpb.LedgerEvent(stake_held=lpb.StakeHeld(
                     player_id=player_id, table_id=hold.table_id, game_number=hold.game_number,
-                    amount=hold.amount, held_at_us=hold.held_at_us))]
+                    amount=hold.amount, hold_time_micros=hold.hold_time_micros))]
         # The hold's own time in its request id: holding again after a release writes again.
         await self._append(player_log(player_id), f"hold#{hold.table_id}#{hold.game_number}#"
-                           f"{hold.held_at_us}", build)
+                           f"{hold.hold_time_micros}", build)
 
     async def release_stake(self, player_id: str, table_id: str, game_number: int) -> None:
         """End a hold that will not be paid (nothing if there is none)."""
@@ -324,7 +324,7 @@ class Ledgers:
                     balance = self.starting_chips
                     events.append(lpb.LedgerEvent(chips_moved=lpb.ChipsMoved(
                         player_id=move.player_id, amount=balance, balance=balance,
-                        reason=lpb.STARTING_BALANCE)))
+                        reason=lpb.CHIPS_REASON_STARTING_BALANCE)))
                 events.append(lpb.LedgerEvent(chips_moved=lpb.ChipsMoved(
                     player_id=move.player_id, amount=move.amount, balance=balance + move.amount,
                     reason=move.reason, table_id=move.table_id, game_number=move.game_number)))

@@ -81,10 +81,10 @@ class Passwords:
 
 
 def _wrong() -> err.AppError:
-    return err.denied("WRONG_PASSWORD", "wrong password for this private table")
+    return err.AppError("WRONG_PASSWORD", "wrong password for this private table")
 
 
 def _too_many(wrong: WrongPasswords) -> err.AppError:
-    return err.AppError(err.RESOURCE_EXHAUSTED, "TOO_MANY_WRONG_PASSWORDS",
+    return err.AppError("TOO_MANY_WRONG_PASSWORDS",
                         f"too many wrong passwords from you for this table ({wrong.limit} within "
                         f"{wrong.window_s:.0f} seconds): wait a minute")

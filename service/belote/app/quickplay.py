@@ -43,7 +43,7 @@ class QuickPlay:
 
     async def quick_play(self, req: tpb.QuickPlayRequest, player_token: str | None = None, *,
                          peer: str | None = None,
-                         caller: Caller | None = None) -> tpb.JoinTableResponse:
+                         caller: Caller | None = None) -> tpb.QuickPlayResponse:
         preset = req.preset or "classic"
         try:
             options = rules_for(preset, dict(req.options)).as_strings()
@@ -69,7 +69,7 @@ class QuickPlay:
                 joined = await join(table_id)
             except err.AppError as e:
                 # Filled or started meanwhile (ABORTED: by a join that won the race): the next.
-                if e.code in (err.FAILED_PRECONDITION, err.ABORTED):
+                if e.reason in err.RACES or e.reason in err.JOIN_MISSED:
                     continue
                 raise
             return self._remember(key, table_id, joined)
@@ -113,9 +113,9 @@ class QuickPlay:
                         host_token)
                     break
                 except err.AppError as e:
-                    if e.code == err.ABORTED:  # a join raced the bot for this seat: look again
+                    if e.reason in err.RACES:  # a join raced the bot for this seat: look again
                         continue
-                    if e.code != err.FAILED_PRECONDITION:  # FAILED_PRECONDITION: taken, fine
+                    if e.reason not in err.JOIN_MISSED:  # taken meanwhile: fine
                         log.warning("quick play could not seat a bot", table_id=table_id,
                                     seat=seat, reason=e.reason)
                     break

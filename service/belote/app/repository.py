@@ -39,7 +39,6 @@ RETRIES = 8
 TAIL_EVENTS = 64
 STREAM_PAGE = 64       # events a stream reads from the store at a time: all it holds while it waits
 # Refusals of the decider that are not FAILED_PRECONDITION.
-_REFUSAL_CODES = {"CHAT_TOO_FAST": err.RESOURCE_EXHAUSTED}
 
 
 def origin(request: str | RequestKey) -> tuple[str, bytes]:
@@ -48,7 +47,7 @@ def origin(request: str | RequestKey) -> tuple[str, bytes]:
 
 
 def store_unavailable(e: StoreUnavailable) -> err.AppError:
-    return err.AppError(err.UNAVAILABLE, "STORE_UNAVAILABLE", "the store cannot be reached")
+    return err.AppError("STORE_UNAVAILABLE", "the store cannot be reached")
 
 
 def _raise_unavailable(model, e: StoreUnavailable):
@@ -97,7 +96,7 @@ class TableLogs:
         for i, event in enumerate(events, start=state.version + 1):
             event.sequence = i
             event.table_id = log_id
-            event.time.FromMicroseconds(now_us)
+            event.append_time.FromMicroseconds(now_us)
             evolve(new_state, event)
         return new_state
 
@@ -221,12 +220,10 @@ class Repository:
                     return [model.decode(s) for s in earlier], await self.load(log_id)
                 if e.reason == "VERSION_CONFLICT":
                     raise err.aborted(e.message) from None
-                if e.reason in _REFUSAL_CODES:
-                    raise err.AppError(_REFUSAL_CODES[e.reason], e.reason, e.message) from None
                 if lost_a_race:
                     raise err.aborted(f"the table changed while your request was handled: {e.message}",
-                                      "CONFLICT_" + e.reason) from None
-                raise err.refused(e.reason, e.message) from None
+                                      "TABLE_CHANGED") from None
+                raise err.AppError(e.reason, e.message) from None
             if not events:
                 return [], state
             now_us = self.clock() if at_us is None else at_us

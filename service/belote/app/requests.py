@@ -106,6 +106,6 @@ class RequestKeys:
 
 def reused(rpc: str) -> err.AppError:
     first = f" (a {rpc})" if rpc else ""
-    return err.AppError(err.ALREADY_EXISTS, REUSED,
+    return err.AppError(REUSED,
                         f"this request_id was already used for another request{first}: a new "
                         f"request needs a fresh request_id; a retry must resend the same request")

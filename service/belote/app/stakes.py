@@ -33,7 +33,7 @@ class Stakes:
         if not stake:
             return None
         if not player:
-            raise err.refused("STAKE_NEEDS_PLAYER", "a table with a stake is for registered players: "
+            raise err.AppError("STAKE_NEEDS_PLAYER", "a table with a stake is for registered players: "
                                                     "send your x-player-token")
         game = state.game_number + 1
         try:
@@ -41,7 +41,7 @@ class Stakes:
                                           self.still_held(player))
         except NotEnoughChips as e:
             elsewhere = f" ({e.held} of your {e.balance} are held for other tables)" if e.held else ""
-            raise err.refused("NOT_ENOUGH_CHIPS",
+            raise err.AppError("NOT_ENOUGH_CHIPS",
                               f"you need {stake} chips to pay this table's stake{elsewhere}") from None
         return game
 
@@ -49,7 +49,7 @@ class Stakes:
         """Whether a table still holds ``player`` in for the game of a hold: seated for a game
         to come, or paying for one that started (until the STAKE move ends the hold)."""
         async def still_held(hold: Hold) -> bool:
-            if self.clock() - hold.held_at_us < HOLD_PENDING_S * 1_000_000:
+            if self.clock() - hold.hold_time_micros < HOLD_PENDING_S * 1_000_000:
                 return True               # its seat may be on its way to the log
             state = await self._tables.load(hold.table_id)
             if not state.exists or state.closed:

@@ -51,6 +51,7 @@ from .lobby import Lobby
 from .passwords import Passwords
 from .repository import Repository, TableLogs, existing_table
 from .requests import Caller, RequestKeys
+from .paging import PageTokens
 from .server_key import derive
 from .stakes import Stakes
 from .watching import MAX_DISPLAY_NAME, Watching, redactor_before
@@ -98,7 +99,8 @@ class TableApp:
         self.access = Access(self.tables, derive(self.server_key, "tokens"), self._passwords,
                              reviewer_token)
         self.lobby = Lobby(store, Window(store, clock, "tables-created", tables_per_minute, 60.0)
-                           if tables_per_minute else None)
+                           if tables_per_minute else None,
+                           PageTokens(derive(self.server_key, "page tokens")))
         self._background: set[asyncio.Task] = set()
         self._closing = asyncio.Event()
         self.watching = Watching(self.tables, self.access, clock, self._closing, self._spawn,
@@ -192,19 +194,19 @@ class TableApp:
         table_id = await self.lobby.table_id(ask.key)
         host_token = self.access.token("host", table_id, ask.key)
         created = epb.TableCreated(
-            name=ask.name, preset=ask.preset, options=ask.options, private=ask.private,
+            name=ask.name, preset=ask.preset, options=ask.options, is_private=ask.is_private,
             stake=ask.stake, takeover_bot_level=ask.takeover_bot_level,
-            host_token_hash=sha256(host_token), turn_timer_s=ask.turn_timer_s,
+            host_token_hash=sha256(host_token), turn_timer_seconds=ask.turn_timer_s,
             host_player_id=ask.player)
-        if ask.private:
+        if ask.is_private:
             created.password_salt = secrets.token_bytes(16)
             created.password_hash = await self._passwords.hash(ask.password, created.password_salt)
         _, state = await self.tables.execute(table_id, ask.key, deciding(CreateTable(created)))
         return tpb.CreateTableResponse(table_id=table_id, host_token=host_token,
                                        table=table_view(state, SPECTATOR))
 
-    async def list_tables(self, limit: int) -> tpb.ListTablesResponse:
-        return tpb.ListTablesResponse(tables=await self.lobby.open_tables(limit))
+    async def list_tables(self, size: int, page_token: str) -> tpb.ListTablesResponse:
+        return await self.lobby.open_tables(size, page_token)
 
     async def join_table(self, ask: Join) -> tpb.JoinTableResponse:
         state = await self._existing(ask.table_id)
@@ -245,12 +247,12 @@ class TableApp:
         try:
             seat = await self.access.seat_of(state, ask.token)
             if state.seats[seat].occupant != HUMAN:
-                raise err.refused("NOT_SEATED", "you have already left this seat")
+                raise err.AppError("NOT_SEATED", "you have already left this seat")
         except err.AppError:
             if await self.tables.recorded(ask.table_id, ask.key):   # a retry: the seat is left already
                 return tpb.LeaveTableResponse(table=table_view(state, SPECTATOR))
             raise
-        level, player = state.created.takeover_bot_level or epb.NORMAL, state.seats[seat].player_id
+        level, player = state.created.takeover_bot_level or epb.BOT_LEVEL_NORMAL, state.seats[seat].player_id
         _, state = await self.tables.execute(ask.table_id, ask.key, deciding(LeaveSeat(seat, level)))
         if state.created.stake and player and state.status != PLAYING:
             await self.stakes.release_stake_unless_seated(ask.table_id, player, state.game_number + 1)
@@ -324,7 +326,12 @@ class TableApp:
         entries = [tpb.LeaderboardEntry(rank=i, player_id=p, display_name=r.display_name,
                                         rating=r.rating, games=r.games)
                    for i, (p, r) in enumerate(ranked, start=1)]
-        reply = tpb.GetLeaderboardResponse(preset=ask.preset, month=month, entries=entries[:ask.limit])
+        query = f"GetLeaderboard\x00{ask.preset}\x00{month}"
+        offset, last, _ = self.lobby.page_tokens.cursor(query, ask.page_token, ask.size)
+        page, next_token = self.lobby.page_tokens.cut(query, entries, offset, last, ask.size,
+                                                      lambda e: e.player_id)
+        reply = tpb.GetLeaderboardResponse(preset=ask.preset, month=month, entries=page,
+                                           next_page_token=next_token)
         if ask.player:
             mine = next((e for e in entries if e.player_id == ask.player), None)
             reply.you.CopyFrom(mine or tpb.LeaderboardEntry(player_id=ask.player, rating=RATING_START))
@@ -349,7 +356,7 @@ _WORTH_A_LINE = {
     "game_started": lambda b: {"game_number": b.game_number},
     "game_ended": lambda b: {"winning_team": b.winning_team, "totals": list(b.totals)},
     "bot_seated": lambda b: {"seat": b.seat, "takeover": b.takeover,
-                             "level": epb.BotLevel.Name(b.level).lower()},
+                             "level": epb.BotLevel.Name(b.level).removeprefix("BOT_LEVEL_").lower()},
     "seat_reclaimed": lambda b: {"seat": b.seat},
 }
 

@@ -55,16 +55,16 @@ class Watching:
         viewer = await self._access.viewer(state, token, password, peer=peer)
         first = max(from_sequence, 1)
         if first > state.version + 1:
-            raise err.AppError(err.OUT_OF_RANGE, "SEQUENCE_AHEAD",
+            raise err.AppError("SEQUENCE_AHEAD",
                                f"from_sequence {first} is past the table's next event {state.version + 1}")
         place = None
         if viewer == SPECTATOR:
             place = await self.spectators.enter(table_id, caller_key(peer, token))
             if place == Spectators.FULL:
-                raise err.AppError(err.RESOURCE_EXHAUSTED, "TOO_MANY_SPECTATORS",
+                raise err.AppError("TOO_MANY_SPECTATORS",
                                    f"this table has {self.spectators.limit} spectators already")
             if place == Spectators.CALLER_FULL:
-                raise err.AppError(err.RESOURCE_EXHAUSTED, "TOO_MANY_SPECTATOR_STREAMS",
+                raise err.AppError("TOO_MANY_SPECTATOR_STREAMS",
                                    f"at most {self.spectators.per_caller} spectator streams of "
                                    "one table from one caller: close one first")
         redactor = Redactor(viewer)
@@ -101,7 +101,7 @@ class Watching:
         check_spectator_name(state, name)
         if await self.spectator_chats.take(f"{state.table_id}:{caller_key(peer, token)}",
                                            holder=holder) is None:
-            raise err.AppError(err.RESOURCE_EXHAUSTED, "CHAT_TOO_FAST",
+            raise err.AppError("CHAT_TOO_FAST",
                                f"at most {CHAT_BURST} messages per {CHAT_WINDOW_S} seconds "
                                "from one spectator")
 

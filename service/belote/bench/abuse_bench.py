@@ -42,12 +42,12 @@ async def passwords(address: str, pid: int) -> tuple[float, float, float]:
     async with grpc.aio.insecure_channel(address) as channel:
         stub = tgrpc.TableServiceStub(channel)
         table_id = (await stub.CreateTable(tpb.CreateTableRequest(
-            private=True, password="sesame", request_id=uuid.uuid4().hex))).table_id
+            is_private=True, password="sesame", request_id=uuid.uuid4().hex))).table_id
         before, started = _cpu_s(server), loop.time()
         await _flood(stub, table_id, "guess {}")
         wrong_cpu, wrong_wall = _cpu_s(server) - before, loop.time() - started
         other = (await stub.CreateTable(tpb.CreateTableRequest(
-            private=True, password="sesame", request_id=uuid.uuid4().hex))).table_id
+            is_private=True, password="sesame", request_id=uuid.uuid4().hex))).table_id
         before = _cpu_s(server)
         await _flood(stub, other, "sesame")
         return wrong_cpu, wrong_wall, _cpu_s(server) - before

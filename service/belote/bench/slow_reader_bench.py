@@ -54,7 +54,7 @@ def long_log(events: int, seed: int = 1) -> list[epb.TableEvent]:
 
     rules = rules_for("classic", {})
     run(CreateTable(epb.TableCreated(name="slow readers", preset="classic",
-                                     options=rules.as_strings(), takeover_bot_level=epb.EASY)))
+                                     options=rules.as_strings(), takeover_bot_level=epb.BOT_LEVEL_EASY)))
     for seat in range(4):
         run(JoinSeat(seat, f"p{seat}", bytes([seat]) * 32))
     while True:

@@ -24,9 +24,9 @@ from belote.v1 import events_pb2 as epb
 
 from . import easy, hard, normal
 
-LEVELS = {epb.EASY: easy.choose, epb.NORMAL: normal.choose, epb.HARD: hard.choose}
+LEVELS = {epb.BOT_LEVEL_EASY: easy.choose, epb.BOT_LEVEL_NORMAL: normal.choose, epb.BOT_LEVEL_HARD: hard.choose}
 # Per level, the versions this build plays; the last one is what new moves use.
-VERSIONS = {epb.EASY: (0,), epb.NORMAL: (0,), epb.HARD: tuple(hard.VERSIONS)}
+VERSIONS = {epb.BOT_LEVEL_EASY: (0,), epb.BOT_LEVEL_NORMAL: (0,), epb.BOT_LEVEL_HARD: tuple(hard.VERSIONS)}
 
 
 class UnknownVersion(ValueError):
@@ -50,7 +50,7 @@ def choose(level: int, view, seed: int, version: int | None = None):
         version = current_version(level)
     if version not in VERSIONS.get(level, (0,)):
         raise UnknownVersion(f"this build has no version {version} of the "
-                             f"{epb.BotLevel.Name(level).lower()} bot")
-    if level == epb.HARD:
+                             f"{epb.BotLevel.Name(level).removeprefix('BOT_LEVEL_').lower()} bot")
+    if level == epb.BOT_LEVEL_HARD:
         return hard.choose(view, seed, version)
     return LEVELS.get(level, easy.choose)(view, seed)

@@ -30,7 +30,7 @@ from belote.v1 import events_pb2 as epb
 
 from . import choose
 
-LEVEL_NAMES = {"easy": epb.EASY, "normal": epb.NORMAL, "hard": epb.HARD}
+LEVEL_NAMES = {"easy": epb.BOT_LEVEL_EASY, "normal": epb.BOT_LEVEL_NORMAL, "hard": epb.BOT_LEVEL_HARD}
 
 
 @dataclass

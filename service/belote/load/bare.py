@@ -93,7 +93,7 @@ class BareTable:
                     copy.CopyFrom(view)
                     copy.sequence = len(self.events) + 1
                     copy.table_id = self.table_id
-                    copy.time.GetCurrentTime()
+                    copy.append_time.GetCurrentTime()
                 stamped.append(copy)
             self.events.append(tuple(stamped))
         async with self.changed:

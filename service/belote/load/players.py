@@ -67,7 +67,7 @@ class Seat:
         ready.set()
         try:
             async for event in call:
-                appended = event.time.ToMicroseconds() / 1e6
+                appended = event.append_time.ToMicroseconds() / 1e6
                 # Only events appended while measuring: not the history a stream starts with.
                 if measuring["on"] and appended >= measuring["since"]:
                     key = (self.table_id, event.sequence)

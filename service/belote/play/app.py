@@ -69,7 +69,7 @@ class PlayApp(App):
 
     def __init__(self, target: str, *, table_id: str | None = None, preset: str = "classic",
                  options: dict[str, str] | None = None, name: str = "player",
-                 seat: int | None = None, password: str = "", bot_level: int = ev.NORMAL,
+                 seat: int | None = None, password: str = "", bot_level: int = ev.BOT_LEVEL_NORMAL,
                  retry: RetryPolicy | None = None, kept_seats: KeptSeats | None = None) -> None:
         super().__init__()
         self.target = target
@@ -202,9 +202,9 @@ class PlayApp(App):
         where = f"Table {self.table_id}, seat {seat} as {self.player_name}"
         if getattr(table, "closed", False):
             return f"{where}: the table is closed."
-        if table.status == pb.FINISHED:
+        if table.status == pb.TABLE_STATUS_FINISHED:
             lines = [f"{where}: the game is over."]
-        elif table.status == pb.PLAYING:
+        elif table.status == pb.TABLE_STATUS_PLAYING:
             until = ", until you come back" if self.kept_seats else ""
             lines = [f"{where}: you left the game.",
                      f"A bot plays for you after the server's grace{until}."]

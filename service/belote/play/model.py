@@ -29,13 +29,13 @@ from belote.v1 import table_service_pb2 as pb
 
 POSITIONS = ("South", "East", "North", "West")  # counter-clockwise from the player
 US, THEM = "you & partner", "East & West"
-BOT_LEVEL = {ev.EASY: "easy", ev.NORMAL: "normal", ev.HARD: "hard"}
+BOT_LEVEL = {ev.BOT_LEVEL_EASY: "easy", ev.BOT_LEVEL_NORMAL: "normal", ev.BOT_LEVEL_HARD: "hard"}
 BID_KEYS = {"p": None, "c": c.CONTRACT_CLUBS, "d": c.CONTRACT_DIAMONDS, "h": c.CONTRACT_HEARTS,
             "s": c.CONTRACT_SPADES, "n": c.CONTRACT_NO_TRUMP, "a": c.CONTRACT_ALL_TRUMP}
 ANNOUNCE_KEYS = "uvwxyz"
-OUTCOME = {ev.MADE: "made", ev.FAILED: "failed", ev.CAPOT_MADE: "capot",
-           ev.CAPOT_AGAINST: "capot against the taker", ev.LITIGE_RESERVE: "litige (reserve)",
-           ev.LITIGE_DEDANS: "litige (dedans)"}
+OUTCOME = {ev.DEAL_OUTCOME_MADE: "made", ev.DEAL_OUTCOME_FAILED: "failed", ev.DEAL_OUTCOME_CAPOT_MADE: "capot",
+           ev.DEAL_OUTCOME_CAPOT_AGAINST: "capot against the taker", ev.DEAL_OUTCOME_LITIGE_RESERVE: "litige (reserve)",
+           ev.DEAL_OUTCOME_LITIGE_DEDANS: "litige (dedans)"}
 
 
 def card_markup(card: c.Card, style: str = "") -> Text:
@@ -130,7 +130,7 @@ class TableModel:
             if kind == "card" and (action.card.suit, action.card.rank) in hand:
                 keys[str(hand.index((action.card.suit, action.card.rank)) + 1)] = action
             elif kind == "bid":
-                contract = None if action.bid.is_pass else action.bid.contract
+                contract = None if action.bid.passed else action.bid.contract
                 for key, value in BID_KEYS.items():
                     if value == contract:
                         keys[key] = action
@@ -151,7 +151,7 @@ class TableModel:
             return c.Action(card=hand[int(key) - 1])
         if key in BID_KEYS:
             contract = BID_KEYS[key]
-            return c.Action(bid=c.Bid(is_pass=True) if contract is None else
+            return c.Action(bid=c.Bid(passed=True) if contract is None else
                             c.Bid(contract=contract))
         return None
 
@@ -166,9 +166,9 @@ def who(model: TableModel, seat: int) -> str:
     """``Bob``, ``normal bot``, ``hard takeover bot`` or ``empty``."""
     seats = model.table.seats
     info = seats[seat] if seat < len(seats) else None
-    if info is None or info.occupant in (pb.EMPTY, pb.SEAT_OCCUPANT_UNSPECIFIED):
+    if info is None or info.occupant in (pb.SEAT_OCCUPANT_EMPTY, pb.SEAT_OCCUPANT_UNSPECIFIED):
         return "empty"
-    if info.occupant == pb.HUMAN:
+    if info.occupant == pb.SEAT_OCCUPANT_HUMAN:
         return info.display_name
     kind = "takeover bot" if info.bot_takeover else "bot"
     return f"{BOT_LEVEL.get(info.bot_level, '')} {kind}".strip()
@@ -189,7 +189,7 @@ def describe(model: TableModel, event: ev.TableEvent) -> str | None:
             return f"You sat down as {b.display_name}"
         return f"{b.display_name} sat down {name(b.seat)}"
     if kind == "seat_left":
-        if b.reason != ev.DISCONNECTED:
+        if b.reason != ev.SEAT_LEFT_REASON_DISCONNECTED:
             return f"{name(b.seat)} left"
         return "You were disconnected" if b.seat == model.player.seat else \
             f"{name(b.seat)} was disconnected"
@@ -212,7 +212,7 @@ def describe(model: TableModel, event: ev.TableEvent) -> str | None:
         turned = f", turned card {card_text(b.turned_card)}" if b.HasField("turned_card") else ""
         return f"Deal {b.deal_number}: {name(b.dealer)} dealt{turned}"
     if kind == "bid_made":
-        verb = "pass" if b.bid.is_pass else f"bid {bid_text(b.bid)}"
+        verb = "pass" if b.bid.passed else f"bid {bid_text(b.bid)}"
         return f"{name(b.seat)}: {verb}"
     if kind == "all_passed":
         return "Everyone passed: the cards are dealt again"
@@ -231,7 +231,7 @@ def describe(model: TableModel, event: ev.TableEvent) -> str | None:
                    f"{model.team_name(b.scoring_team)} score them")
         return f"Announcements: {shown} — {scoring}"
     if kind == "card_played":
-        call = {ev.BELOTE: " — belote!", ev.REBELOTE: " — rebelote!"}.get(b.belote, "")
+        call = {ev.BELOTE_CALL_BELOTE: " — belote!", ev.BELOTE_CALL_REBELOTE: " — rebelote!"}.get(b.belote, "")
         return f"{name(b.seat)}: {card_text(b.card)}{call}"
     if kind == "trick_won":
         return f"{name(b.winner)} won trick {b.trick_number} ({b.points} points)"
@@ -256,7 +256,7 @@ def rematch_possible(model: TableModel) -> bool:
     """The game is over, the table open, and the seat has not voted yet. (getattr: the
     rematch fields are recent in the contract.)"""
     t = model.table
-    return (t.status == pb.FINISHED and not getattr(t, "closed", False)
+    return (t.status == pb.TABLE_STATUS_FINISHED and not getattr(t, "closed", False)
             and hasattr(pb, "VoteRematchRequest") and not player_voted(model))
 
 
@@ -275,8 +275,8 @@ def status_text(model: TableModel, target: str) -> Text:
     out.append(f" · {t.preset} to {t.options.get('target', '?')}")
     me = t.seats[player.seat].display_name if player.seat < len(t.seats) else ""
     out.append(f" · you: {me + ', ' if me else ''}seat {player.seat} · event #{t.version}\n")
-    if t.status == pb.WAITING_FOR_PLAYERS:
-        seated = sum(1 for s in t.seats if s.occupant != pb.EMPTY)
+    if t.status == pb.TABLE_STATUS_WAITING_FOR_PLAYERS:
+        seated = sum(1 for s in t.seats if s.occupant != pb.SEAT_OCCUPANT_EMPTY)
         out.append(f"Waiting for players: {seated}/4 seated. Friends join with:\n", style="yellow")
         out.append(f"  belote play --target {target} --table {t.table_id}", style="bold")
         return out
@@ -291,7 +291,7 @@ def status_text(model: TableModel, target: str) -> Text:
             out.append("Contract: ")
             out.append(contract_text(game.contract), style="bold")
         out.append(f", taken by {pos(game.taker)}")
-    elif game.phase == pb.AUCTION:
+    elif game.phase == pb.DEAL_PHASE_AUCTION:
         out.append("Auction", style="bold")
         if game.HasField("turned_card"):
             out.append(", turned card ")
@@ -305,7 +305,7 @@ def status_text(model: TableModel, target: str) -> Text:
     out.append(model.teams(totals), style="bold")
     if game.reserve:
         out.append(f" (reserve {game.reserve})")
-    if len(game.tricks_won) == 2 and game.phase == pb.CARD_PLAY:
+    if len(game.tricks_won) == 2 and game.phase == pb.DEAL_PHASE_CARD_PLAY:
         out.append(f" · tricks: {model.teams(game.tricks_won)}")
     return out
 
@@ -323,7 +323,7 @@ def table_text(model: TableModel) -> Text:
 
     def cell(seat: int) -> Text:
         text = Text()
-        turn = game.to_act == seat and t.status == pb.PLAYING
+        turn = game.to_act == seat and t.status == pb.TABLE_STATUS_PLAYING
         partner = " (partner)" if seat != model.player.seat and \
             model.player.team(seat) == model.player.team() else ""
         text.append(("▶ " if turn else "  ") + model.player.position(seat) + partner,
@@ -331,7 +331,7 @@ def table_text(model: TableModel) -> Text:
         if seat in in_trick:
             text.append(" ")
             text.append_text(card_markup(in_trick[seat], "bold reverse"))
-        elif game.phase == pb.AUCTION and seat in last_bid:
+        elif game.phase == pb.DEAL_PHASE_AUCTION and seat in last_bid:
             text.append(f" [{bid_text(last_bid[seat])}]", style="italic")
         return text
 
@@ -346,7 +346,7 @@ def table_text(model: TableModel) -> Text:
                f"East: {who(model, seat_at['East'])}; West: {who(model, seat_at['West'])}",
                style="dim")
     out.append("\n")
-    if game.phase == pb.AUCTION and game.bids:
+    if game.phase == pb.DEAL_PHASE_AUCTION and game.bids:
         out.append("\nAuction: ")
         out.append(", ".join(f"{model.player.position(b.seat)} {bid_text(b.bid)}"
                              for b in game.bids))
@@ -363,7 +363,7 @@ def table_text(model: TableModel) -> Text:
         out.append("; ".join(f"{model.player.position(a.seat)} "
                              f"{announcement_text(a.announcement)}" for a in game.announcements))
         out.append("\n")
-    if game.HasField("last_deal") and game.phase != pb.CARD_PLAY:
+    if game.HasField("last_deal") and game.phase != pb.DEAL_PHASE_CARD_PLAY:
         d = game.last_deal
         out.append(f"\nLast deal ({d.deal_number}): {d.explanation}; "
                    f"{model.teams(d.deal_score)}\n")
@@ -391,7 +391,7 @@ def prompt_text(model: TableModel) -> Text:
     """Whose turn, and what the player may do with which key."""
     t, game = model.table, model.table.game
     out = Text()
-    if t.status == pb.FINISHED or game.phase == pb.GAME_OVER:
+    if t.status == pb.TABLE_STATUS_FINISHED or game.phase == pb.DEAL_PHASE_GAME_OVER:
         won = game.winning_team == model.player.team()
         out.append(f"Game over: {model.team_name(game.winning_team)} win, "
                    f"{model.teams(game.totals)}.",
@@ -402,7 +402,7 @@ def prompt_text(model: TableModel) -> Text:
             out.append("  You voted for a rematch.")
         out.append(f"  Press {'r for a rematch, ' if rematch_possible(model) else ''}q to quit.")
         return out
-    if t.status != pb.PLAYING:
+    if t.status != pb.TABLE_STATUS_PLAYING:
         out.append("Waiting for the table to fill…  (m: chat, q: quit)")
         return out
     keys = model.legal_keys()

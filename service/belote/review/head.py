@@ -88,7 +88,7 @@ def check_end(entries, end: ExportEnd, fail, notes: list[str]) -> None:
     if not ok:
         return
     notes.append(f"the export ends with its head signed by {key_text(key)}: the log as the server "
-                 f"read it at {_when(head.exported_at)}, up to seq {sequence}")
+                 f"read it at {_when(head.export_time)}, up to seq {sequence}")
     if end.key is None:
         notes.append("that key is the one the export names: give the server's (--key: from "
                      "GetExportKey, or as `belote serve` prints it) to know the server signed it")

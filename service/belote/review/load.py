@@ -12,7 +12,7 @@ import sys
 
 from google.protobuf import json_format
 
-from belote.table.codec import logged_event
+from belote.table.codec import logged_event, upgrade_logged_json
 from belote.v1 import events_pb2 as epb
 
 
@@ -54,9 +54,8 @@ def iter_lines(lines, name: str = "input", max_events: int = MAX_EVENTS):
         if not isinstance(data, dict):
             raise Unreadable(f"{name}, line {number}: expected a JSON object (one LoggedEvent), "
                              f"found {type(data).__name__}")
-        msg = epb.LoggedEvent()
         try:
-            json_format.ParseDict(data, msg)
+            msg = _parse(data)
         except Exception as err:  # noqa: BLE001 - whatever the parser trips on, the line is bad
             raise Unreadable(f"{name}, line {number}: not a belote.v1.LoggedEvent: {err}") from None
         if not msg.HasField("event") and not msg.HasField("head"):
@@ -69,6 +68,15 @@ def iter_lines(lines, name: str = "input", max_events: int = MAX_EVENTS):
         yield msg
     if not seen:
         raise Unreadable(f"{name}: no events" + (f" in {last} lines" if last else " (empty)"))
+
+
+def _parse(data: dict) -> epb.LoggedEvent:
+    """A LoggedEvent of a line's JSON; a line of an export made before belote.v1 was frozen
+    (enum values without their prefix) is read with its names brought up to date."""
+    try:
+        return json_format.ParseDict(data, epb.LoggedEvent())
+    except json_format.ParseError:
+        return json_format.ParseDict(upgrade_logged_json(data), epb.LoggedEvent())
 
 
 def parse_lines(lines, name: str = "input") -> list[epb.LoggedEvent]:

@@ -22,15 +22,16 @@ import time
 import uuid
 
 import jwt
+from google.protobuf.duration_pb2 import Duration
 
-from belote.app.errors import ABORTED, AppError
+from belote.app.errors import RACES, AppError
 from belote.table.state import REMATCH_VOTE_S
 from belote.v1 import events_pb2 as epb
 from belote.v1 import table_service_pb2 as tpb
 
 REVIEWER_TOKEN = "sample-reviewer"
 AUTH_SECRET = "sample-auth-secret-0123456789abcdef"    # the key the sample app checks player tokens with
-LEVELS = {"easy": epb.EASY, "normal": epb.NORMAL, "hard": epb.HARD}
+LEVELS = {"easy": epb.BOT_LEVEL_EASY, "normal": epb.BOT_LEVEL_NORMAL, "hard": epb.BOT_LEVEL_HARD}
 SPECTATOR_NAME = "kibitzer"
 
 
@@ -81,7 +82,7 @@ async def play_table(app, preset: str, seats=("easy", "easy", "easy", "easy"), *
     rng = random.Random(seed)
     created = await app.create_table(tpb.CreateTableRequest(
         preset=preset, options=options or {}, name=f"sample {preset}", request_id=_rid(rng),
-        stake=stake, turn_timer_s=turn_timer_s))
+        stake=stake, turn_timer=Duration(seconds=turn_timer_s)))
     table_id, host = created.table_id, created.host_token
     tokens: dict[int, str] = {}
     for seat, who in enumerate(seats):
@@ -106,7 +107,7 @@ async def play_table(app, preset: str, seats=("easy", "easy", "easy", "easy"), *
     try:
         while True:
             table = await app.get_table(tpb.GetTableRequest(table_id=table_id), None)
-            if table.status == tpb.FINISHED:
+            if table.status == tpb.TABLE_STATUS_FINISHED:
                 if chat and talker in tokens and not rematches:
                     await _say(app, table_id, tokens[talker], "gg", rng)
                 if rematches and tokens and not table.closed:
@@ -172,7 +173,7 @@ async def play_table(app, preset: str, seats=("easy", "easy", "easy", "easy"), *
                 try:
                     await app.act(request, token)
                 except AppError as e:
-                    if e.code != ABORTED:             # the table moved meanwhile: look again
+                    if e.reason not in RACES:             # the table moved meanwhile: look again
                         raise
                     break
                 moves[seat] += 1
@@ -201,7 +202,7 @@ async def _until(app, table_id: str, kind: str, seat: int, after: int) -> None:
     """Wait until the table's log holds an event of ``kind`` for ``seat`` after sequence ``after``
     (appended by a background task)."""
     for _ in range(500):
-        if any(e.type == kind and getattr(e.event, kind).seat == seat
+        if any(e.event_type == kind and getattr(e.event, kind).seat == seat
                for e in await export(app, table_id) if e.sequence > after):
             return
         await asyncio.sleep(0.01)

@@ -158,7 +158,7 @@ def tell(timeline) -> Story:
             story.name, story.preset = body.name, body.preset
             story.options = {k: body.options[k] for k in CHOICES if k in body.options}
             story.options.update({k: v for k, v in sorted(body.options.items()) if k not in CHOICES})
-            story.stake, story.turn_timer_s = body.stake, body.turn_timer_s
+            story.stake, story.turn_timer_s = body.stake, body.turn_timer_seconds
         elif kind == "seat_joined":
             names[body.seat] = players[body.seat] = body.display_name
             story.seats[body.seat] = f"human {body.display_name!r}"
@@ -174,8 +174,8 @@ def tell(timeline) -> Story:
         elif kind == "seat_left":
             story.seats[body.seat] = f"empty (left by {names[body.seat]!r})"
             players[body.seat] = "empty"
-            if body.reason == epb.DISCONNECTED:
-                gone = (event.time.seconds * 1_000_000 + event.time.nanos // 1000 - lost_at[body.seat]) / 1e6
+            if body.reason == epb.SEAT_LEFT_REASON_DISCONNECTED:
+                gone = (event.append_time.seconds * 1_000_000 + event.append_time.nanos // 1000 - lost_at[body.seat]) / 1e6
                 told(body.seat, f"{names[body.seat]!r} loses the seat after {gone:.1f} s without a "
                                 "connection (the server's grace ran out)", seq)
             else:
@@ -185,7 +185,7 @@ def tell(timeline) -> Story:
             players[body.seat] = names[body.seat]
             told(body.seat, f"{names[body.seat]!r} takes the seat back", seq)
         elif kind == "seat_disconnected":
-            lost_at[body.seat] = event.time.seconds * 1_000_000 + event.time.nanos // 1000
+            lost_at[body.seat] = event.append_time.seconds * 1_000_000 + event.append_time.nanos // 1000
             told(body.seat, f"{names[body.seat]!r} loses the connection", seq)
         elif kind == "seat_connected":
             told(body.seat, f"{names[body.seat]!r} is connected again", seq)
@@ -197,7 +197,7 @@ def tell(timeline) -> Story:
                 game.rematch_votes.append({"seat": body.seat, "seq": seq})
             told(body.seat, f"{names[body.seat]!r} votes for a rematch", seq, "rematch")
         elif kind == "table_closed":
-            story.closed = {"reason": epb.TableClosedReason.Name(body.reason).lower(), "seq": seq}
+            story.closed = {"reason": epb.TableClosedReason.Name(body.reason).removeprefix("TABLE_CLOSED_REASON_").lower(), "seq": seq}
         elif kind == "game_started":
             game = Game(body.game_number, body.first_dealer, seq, pot=body.pot,
                         paying_seats=list(body.paying_seats))
@@ -237,7 +237,7 @@ def tell(timeline) -> Story:
             if trick is None:
                 trick = Trick(len(deal.tricks) + 1, body.seat)
                 deal.tricks.append(trick)
-            call = {epb.BELOTE: "belote", epb.REBELOTE: "rebelote"}.get(body.belote, "")
+            call = {epb.BELOTE_CALL_BELOTE: "belote", epb.BELOTE_CALL_REBELOTE: "rebelote"}.get(body.belote, "")
             trick.plays.append(Play(body.seat, text.card(body.card), seq, _bot(body), call))
             if call:
                 deal.belote.append({"seat": body.seat, "card": text.card(body.card), "call": call, "seq": seq})
@@ -246,7 +246,7 @@ def tell(timeline) -> Story:
             trick = None
         elif kind == "deal_scored":
             deal.score = {
-                "outcome": epb.DealOutcome.Name(body.outcome).lower(),
+                "outcome": epb.DealOutcome.Name(body.outcome).removeprefix("DEAL_OUTCOME_").lower(),
                 "explanation": body.explanation, "taker": body.taker,
                 "contract": text.contract(body.contract), "trick_points": list(body.trick_points),
                 "belote": list(body.belote), "announcements": list(body.announcements),

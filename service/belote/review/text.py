@@ -35,13 +35,13 @@ def contract(value: int) -> str:
 
 def call(bid) -> str:
     """A proto Bid."""
-    return "pass" if bid.is_pass else contract(bid.contract)
+    return "pass" if bid.passed else contract(bid.contract)
 
 
 def announcement(a) -> str:
     """A proto Announcement."""
     names = cpb.AnnouncementKind.DESCRIPTOR.values_by_number
-    kind = names[a.kind].name.lower() if a.kind in names else f"kind {a.kind}"
+    kind = names[a.kind].name.removeprefix("ANNOUNCEMENT_KIND_").lower() if a.kind in names else f"kind {a.kind}"
     if kind == "carre" and 1 <= a.rank <= 8:
         return f"carré of {RANKS[a.rank - 1]}s"
     words = kind.replace("_", " ")

@@ -113,15 +113,15 @@ class Entry:
         kind = event.WhichOneof("body")
         # As Timestamp.ToMicroseconds, without its range check (a bad time is the hash's finding,
         # and the envelope's).
-        t = msg.time
+        t = msg.append_time
         seconds, nanos = t.seconds, t.nanos
         time_us = seconds * 1_000_000 + nanos // 1000
         time_ok = 0 <= nanos < 1_000_000_000 and _MIN_TIME_S <= seconds <= _MAX_TIME_S
         # The chain hashes the time in microseconds, as the server writes it: a finer time would
         # show what the hash does not cover.
         envelope_ok = (time_ok and event.sequence == msg.sequence and event.table_id == msg.table_id
-                       and event.time == t and not nanos % 1000)
-        entry = cls(position, msg.table_id, msg.sequence, msg.type, msg.schema_version, msg.request_id,
+                       and event.append_time == t and not nanos % 1000)
+        entry = cls(position, msg.table_id, msg.sequence, msg.event_type, msg.schema_version, msg.request_id,
                     time_us, msg.prev_hash, msg.hash, encode_body(event) if kind else b"", kind, event,
                     envelope_ok, False, time_ok, time_us if time_ok else 0)
         entry.command = is_command(entry)
@@ -288,7 +288,7 @@ def is_command(e: Entry) -> bool:
     if kind == "bot_seated":
         return not e.event.bot_seated.takeover
     if kind == "table_closed":
-        return e.event.table_closed.reason != epb.NO_HUMANS
+        return e.event.table_closed.reason != epb.TABLE_CLOSED_REASON_NO_HUMANS
     return kind in COMMANDS
 
 
@@ -386,11 +386,11 @@ class _Replay:
         if not e.time_ok:
             fail(at, "envelope", "the event's time is not a valid timestamp (years 1 to 9999, "
                  "nanos 0 to 999999999): the replay counts deadlines from time 0 for it",
-                 "a valid time", f"seconds {e.event.time.seconds}, nanos {e.event.time.nanos}")
-        elif e.event.time.nanos % 1000:
+                 "a valid time", f"seconds {e.event.append_time.seconds}, nanos {e.event.append_time.nanos}")
+        elif e.event.append_time.nanos % 1000:
             fail(at, "envelope", "the event's time has a part finer than a microsecond: the server "
                  "writes microseconds, and the hash chain covers no more", "a whole microsecond",
-                 f"nanos {e.event.time.nanos}")
+                 f"nanos {e.event.append_time.nanos}")
         elif not e.envelope_ok:
             fail(at, "envelope", "the event's own sequence, table id or time differ from its "
                  "LoggedEvent's", f"sequence {e.sequence} of table {e.table_id}",
@@ -598,7 +598,7 @@ class _Replay:
         """Why decide found a timer move not due at the event's time, as a finding."""
         deadline = state.turn_deadline_us()
         to_act = state.to_act()
-        timer = state.created.turn_timer_s if state.created else 0
+        timer = state.created.turn_timer_seconds if state.created else 0
         what = f"{e.kind} by seat {seat}: a timer move (BotMove.timer)"
         if not timer:
             self.fail(e.position, "legal", f"{what}, but the table has no turn timer "
@@ -683,7 +683,7 @@ class _Replay:
         belote = 0
         for o in outcomes:                       # the call action_event would fill in
             if type(o) is BeloteCalled:
-                belote = epb.BELOTE if o.call == "belote" else epb.REBELOTE
+                belote = epb.BELOTE_CALL_BELOTE if o.call == "belote" else epb.BELOTE_CALL_REBELOTE
         own = None if body.belote == belote else action_event(game, seat, action, outcomes, bot)
         return self._after_action(state, group, own, outcomes)
 
@@ -715,7 +715,7 @@ class _Replay:
             if own is None:
                 produced[0] = own = epb.TableEvent()
                 own.CopyFrom(e.event)
-                own.ClearField("sequence"), own.ClearField("table_id"), own.ClearField("time")
+                own.ClearField("sequence"), own.ClearField("table_id"), own.ClearField("append_time")
             self._compare(group, produced)
             kinds = [p.WhichOneof("body") for p in produced]
         return self._follow_action(state, group, produced, kinds, next_deal)
@@ -732,7 +732,7 @@ class _Replay:
             for k, p in enumerate(produced):
                 timeline.append((seq, p))
                 p.sequence = seq
-                p.time.FromMicroseconds(group[min(k, last)].at_us)   # a disconnect's grace counts from it
+                p.append_time.FromMicroseconds(group[min(k, last)].at_us)   # a disconnect's grace counts from it
                 evolve(state, p)
                 seq += 1
         except InvalidOptions as err:
@@ -807,7 +807,7 @@ class _Replay:
             # As TableApp: the takeover bot is the table's takeover_bot_level (NORMAL when
             # unset), and the server takes a seat for a lost connection only from a player whose
             # connection it saw lost (SeatDisconnected) and not back.
-            if body.reason == epb.DISCONNECTED and not state.seats[body.seat].disconnected_at_us:
+            if body.reason == epb.SEAT_LEFT_REASON_DISCONNECTED and not state.seats[body.seat].disconnected_at_us:
                 self.fail(e.position, "legal", f"seat {body.seat} is taken for a lost connection, "
                           "but the log shows it connected", rule="NOT_DISCONNECTED")
             return LeaveSeat(body.seat, _takeover_level(state), body.reason)
@@ -948,7 +948,7 @@ def _bot_name(level: int) -> str:
 def _takeover_level(state: TableState) -> int:
     """The bot level that plays for a human (a takeover, a timer move): as TableApp, the table's
     takeover_bot_level, NORMAL when unset."""
-    return (state.created.takeover_bot_level if state.created else 0) or epb.NORMAL
+    return (state.created.takeover_bot_level if state.created else 0) or epb.BOT_LEVEL_NORMAL
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -88,7 +88,7 @@ class SeatBot:
 class LeaveSeat:
     seat: int
     bot_level: int
-    reason: int = epb.LEFT          # or DISCONNECTED: its grace ran out
+    reason: int = epb.SEAT_LEFT_REASON_LEFT          # or DISCONNECTED: its grace ran out
 
 
 @dataclass(frozen=True)
@@ -218,7 +218,7 @@ def decide(state: TableState, command, next_deal: NextDeal) -> list[epb.TableEve
             raise Refused("GAME_NOT_OVER", "no game is over at this table")
         if command.now_us < deadline:
             raise Refused("REMATCH_VOTE_OPEN", "the rematch vote is still open")
-        return [_ev(table_closed=epb.TableClosed(reason=epb.NO_REMATCH))]
+        return [_ev(table_closed=epb.TableClosed(reason=epb.TABLE_CLOSED_REASON_NO_REMATCH))]
     raise TypeError(f"not a command: {command!r}")
 
 
@@ -307,7 +307,7 @@ def action_event(game, seat: int, action, outcomes, bot: epb.BotMove | None) -> 
     played = epb.CardPlayed(seat=seat, card=card_to_pb(action.card), bot=bot)
     for o in outcomes:
         if isinstance(o, BeloteCalled):
-            played.belote = epb.BELOTE if o.call == "belote" else epb.REBELOTE
+            played.belote = epb.BELOTE_CALL_BELOTE if o.call == "belote" else epb.BELOTE_CALL_REBELOTE
     return _ev(card_played=played)
 
 
@@ -332,7 +332,7 @@ def game_over_events(state: TableState, ended: epb.GameEnded) -> list[epb.TableE
     ended.rated = state.rated
     if state.humans():
         return []
-    return [_ev(table_closed=epb.TableClosed(reason=epb.NO_HUMANS))]
+    return [_ev(table_closed=epb.TableClosed(reason=epb.TABLE_CLOSED_REASON_NO_HUMANS))]
 
 
 def outcome_events(game, outcomes, deal_started: epb.DealStarted | None,

@@ -99,7 +99,7 @@ class TableState:
     def turn_deadline_us(self) -> int | None:
         """When the human seat to act gets a timer move; None without a timer or such a seat."""
         seat = self.to_act()
-        timer = self.created.turn_timer_s if self.created else 0
+        timer = self.created.turn_timer_seconds if self.created else 0
         if not timer or seat is None or self.seats[seat].occupant != HUMAN:
             return None
         return self.turn_since_us + timer * 1_000_000
@@ -135,7 +135,7 @@ class TableState:
 def evolve(state: TableState, event: epb.TableEvent) -> TableState:
     """Apply one stored event to ``state`` (in place) and return it."""
     kind = event.WhichOneof("body")
-    return evolve_body(state, kind, getattr(event, kind), event.sequence, event.time.ToMicroseconds())
+    return evolve_body(state, kind, getattr(event, kind), event.sequence, event.append_time.ToMicroseconds())
 
 
 def evolve_body(state: TableState, kind: str, body, sequence: int, now_us: int,
@@ -190,7 +190,7 @@ def _bot(state: TableState, e: epb.BotSeated, now_us: int) -> None:
     if e.takeover:
         seat.occupant, seat.bot_level, seat.takeover = BOT, e.level, True
     else:
-        state.seats[e.seat] = Seat(BOT, f"bot ({epb.BotLevel.Name(e.level).lower()})", bot_level=e.level)
+        state.seats[e.seat] = Seat(BOT, f"bot ({epb.BotLevel.Name(e.level).removeprefix('BOT_LEVEL_').lower()})", bot_level=e.level)
 
 
 def _reclaimed(state: TableState, e: epb.SeatReclaimed, now_us: int) -> None:

@@ -8,7 +8,9 @@ go through :class:`Redactor` and :func:`table_view`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from belote.rules.announcements import Announcement
 from belote.rules.auction import PASS
@@ -18,6 +20,7 @@ from belote.rules.game import (
     CHOOSING_TRUMP,
     OVER,
     PLAYING,
+    Game,
     complete_hands,
     deal_all_eight,
     deal_first_five,
@@ -33,6 +36,8 @@ from .codec import (
     card_to_pb,
     cards_to_pb,
     contract_to_pb,
+    deal_score_view,
+    set_turn_timer,
 )
 from .state import BOT, EMPTY, FINISHED, HUMAN, WAITING, TableState
 from .state import PLAYING as TABLE_PLAYING
@@ -54,8 +59,9 @@ class Redactor:
 
     def prime(self, state: TableState) -> None:
         """Start mid-log: take the rules and the current deal from a folded state."""
-        self.bidding = state.rules.bidding
-        self.forced_trump = state.rules.all_pass == "forced_trump"
+        rules = _rules(state)
+        self.bidding = rules.bidding
+        self.forced_trump = rules.all_pass == "forced_trump"
         if state.deal_started is not None:
             self._deal = state.deal_started
             self.eldest = (state.deal_started.dealer + 1) & 3
@@ -78,7 +84,7 @@ class Redactor:
             self.eldest = (event.deal_started.dealer + 1) & 3
             self._passes = 0
         elif kind == "bid_made":
-            self._passes = self._passes + 1 if event.bid_made.bid.is_pass and self._passes >= 0 else -1
+            self._passes = self._passes + 1 if event.bid_made.bid.passed and self._passes >= 0 else -1
         if self.viewer == REVIEWER or kind not in _HIDES:
             return event
         shown = epb.TableEvent()
@@ -123,7 +129,8 @@ class Redactor:
         body.spectator = body.seat < 0
 
 
-_HIDES = {
+# Each takes the body its event type names.
+_HIDES: dict[str, Callable[[Redactor, Any], None]] = {
     "table_created": Redactor._table_created,
     "seat_joined": Redactor._seat_joined,
     "deal_started": Redactor._deal_started,
@@ -132,23 +139,40 @@ _HIDES = {
     "chat_posted": Redactor._chat_posted,
 }
 
-_STATUS = {WAITING: tpb.WAITING_FOR_PLAYERS, TABLE_PLAYING: tpb.PLAYING, FINISHED: tpb.FINISHED}
-_OCCUPANT = {EMPTY: tpb.EMPTY, HUMAN: tpb.HUMAN, BOT: tpb.BOT}
+_STATUS: dict[str, tpb.TableStatus] = {WAITING: tpb.TABLE_STATUS_WAITING_FOR_PLAYERS, TABLE_PLAYING: tpb.TABLE_STATUS_PLAYING, FINISHED: tpb.TABLE_STATUS_FINISHED}
+_OCCUPANT: dict[str, tpb.SeatOccupant] = {EMPTY: tpb.SEAT_OCCUPANT_EMPTY, HUMAN: tpb.SEAT_OCCUPANT_HUMAN, BOT: tpb.SEAT_OCCUPANT_BOT}
 
 
 def status_to_pb(status: str) -> int:
     return _STATUS[status]
 
 
+# A view is asked of a created table, most of them of a game in progress: what the caller knows.
+def _created(state: TableState) -> epb.TableCreated:
+    assert state.created is not None, "a view of a table that was not created"
+    return state.created
+
+
+def _rules(state: TableState) -> Rules:
+    assert state.rules is not None, "a view of a table that was not created"
+    return state.rules
+
+
+def _game(state: TableState) -> Game:
+    assert state.game is not None, "a game view without a game"
+    return state.game
+
+
 def table_view(state: TableState, viewer: int) -> tpb.Table:
     """The table as ``viewer`` (a seat or SPECTATOR) sees it now."""
-    created = state.created
+    created = _created(state)
     table = tpb.Table(table_id=state.table_id, name=created.name, preset=created.preset,
-                      options=dict(created.options), private=created.private, stake=created.stake,
+                      options=dict(created.options), is_private=created.is_private, stake=created.stake,
                       status=_STATUS[state.status], version=state.version,
-                      your_seat=viewer if viewer >= 0 else -1, turn_timer_s=created.turn_timer_s,
+                      your_seat=viewer if viewer >= 0 else -1,
                       pot=state.pot if state.status == TABLE_PLAYING else 0,
                       rematch_votes=sorted(state.rematch_votes), closed=state.closed)
+    set_turn_timer(table, created)
     for i, s in enumerate(state.seats):
         table.seats.add(seat=i, occupant=_OCCUPANT[s.occupant], display_name=s.display_name,
                         bot_level=s.bot_level if s.occupant == BOT else 0, bot_takeover=s.takeover,
@@ -157,15 +181,15 @@ def table_view(state: TableState, viewer: int) -> tpb.Table:
         table.game.CopyFrom(_game_view(state, viewer))
     turn_deadline = state.turn_deadline_us()
     if turn_deadline is not None:
-        table.turn_deadline.FromMicroseconds(turn_deadline)
+        table.turn_deadline_time.FromMicroseconds(turn_deadline)
     rematch_deadline = state.rematch_deadline_us()
     if rematch_deadline is not None:
-        table.rematch_deadline.FromMicroseconds(rematch_deadline)
+        table.rematch_deadline_time.FromMicroseconds(rematch_deadline)
     return table
 
 
 def _game_view(state: TableState, viewer: int) -> tpb.GameView:
-    game = state.game
+    game = _game(state)
     view = tpb.GameView(game_number=state.game_number, totals=game.totals, reserve=game.reserve,
                         deal_number=game.deal_number, dealer=game.dealer,
                         taker=game.taker, contract=contract_to_pb(game.contract),
@@ -173,13 +197,13 @@ def _game_view(state: TableState, viewer: int) -> tpb.GameView:
     to_act = state.to_act()
     view.to_act = -1 if to_act is None else to_act
     if game.phase in (AUCTION, CHOOSING_TRUMP):
-        view.phase = tpb.AUCTION
+        view.phase = tpb.DEAL_PHASE_AUCTION
     elif game.phase == PLAYING:
-        view.phase = tpb.CARD_PLAY
+        view.phase = tpb.DEAL_PHASE_CARD_PLAY
     elif game.phase == OVER:
-        view.phase = tpb.GAME_OVER
+        view.phase = tpb.DEAL_PHASE_GAME_OVER
     else:
-        view.phase = tpb.DEAL_OVER
+        view.phase = tpb.DEAL_PHASE_DEAL_OVER
     if state.deal_started is not None and game.phase in (AUCTION, CHOOSING_TRUMP, PLAYING):
         view.deck_commitment = state.deal_started.deck_commitment
         if game.turned_card >= 0:
@@ -197,23 +221,23 @@ def _game_view(state: TableState, viewer: int) -> tpb.GameView:
         view.tricks_won.extend(play.tricks_won)
         view.announcements.extend(_shown_announcements(state))
     if state.last_score is not None:
-        view.last_deal.CopyFrom(state.last_score)
+        view.last_deal.CopyFrom(deal_score_view(state.last_score))
     return view
 
 
 def _shown_announcements(state: TableState) -> list[epb.SeatAnnouncement]:
-    game = state.game
+    game, rules = _game(state), _rules(state)
     shown = []
-    if state.rules.announcements == "classic" and game.play.trick_number >= 1:
+    if rules.announcements == "classic" and game.play is not None and game.play.trick_number >= 1:
         for seat in range(4):
             for a in game.classic[seat]:
                 shown.append(epb.SeatAnnouncement(seat=seat, announcement=announcement_to_pb(a),
                                                   cards=cards_to_pb(cards_of(a.cards))))
-    elif state.rules.announcements == "enhanced":
-        for seat, a in enumerate(game.declared):
-            if a is not None:
-                shown.append(epb.SeatAnnouncement(seat=seat, announcement=announcement_to_pb(a),
-                                                  cards=cards_to_pb(cards_of(a.cards))))
+    elif rules.announcements == "enhanced":
+        for seat, declared in enumerate(game.declared):
+            if declared is not None:
+                shown.append(epb.SeatAnnouncement(seat=seat, announcement=announcement_to_pb(declared),
+                                                  cards=cards_to_pb(cards_of(declared.cards))))
     return shown
 
 
@@ -244,16 +268,16 @@ class SeatView:
 
 def seat_view(state: TableState, seat: int) -> SeatView:
     """What ``seat`` knows of the deal in progress (nothing of another hand)."""
-    game = state.game
+    game, rules = _game(state), _rules(state)
     play = game.play
     shown: tuple[tuple[int, Announcement], ...] = ()
     if play is not None:
-        if state.rules.announcements == "classic" and play.trick_number >= 1:
+        if rules.announcements == "classic" and play.trick_number >= 1:
             shown = tuple((s, a) for s in range(4) for a in game.classic[s])
-        elif state.rules.announcements == "enhanced":
+        elif rules.announcements == "enhanced":
             shown = tuple((s, a) for s, a in enumerate(game.declared) if a is not None)
     return SeatView(
-        seat=seat, rules=state.rules, hand=game.hand(seat), dealer=game.dealer,
+        seat=seat, rules=rules, hand=game.hand(seat), dealer=game.dealer,
         turned_card=game.turned_card, bids=tuple(game.auction.calls) if game.auction else (),
         taker=game.taker, contract=game.contract,
         tricks=tuple(play.tricks) if play else (), trick_leader=play.leader if play else -1,
