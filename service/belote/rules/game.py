@@ -82,39 +82,60 @@ def check_deck(deck) -> None:
         raise IllegalAction("BAD_DECK", "a deck order must hold each of the 32 cards once")
 
 
-def _seat_order(eldest: int, counts) -> tuple:
-    """The seat that receives each successive card when dealing packets of ``counts``."""
-    return tuple((eldest + k) & 3 for n in counts for k in range(4) for _ in range(n))
+_BIT = tuple(1 << card for card in range(32))
 
 
-# Who gets d[i]: the first 5 (3 then 2), and 3-2-3 for bidding=none, per eldest.
-_FIRST_FIVE = tuple(_seat_order(e, (3, 2)) for e in range(4))
-_ALL_EIGHT = tuple(_seat_order(e, (3, 2, 3)) for e in range(4))
-# Completion per (eldest, taker): the taker gets d[20] (turned) + 2, the others 3, from d[21].
-_COMPLETION = tuple(tuple(
-    (t,) + tuple(s for k in range(4) for s in [(e + k) & 3] * (2 if (e + k) & 3 == t else 3))
-    for t in range(4)) for e in range(4))
+def _packets(eldest: int, counts) -> tuple:
+    """Per seat from the eldest, the deck positions of its cards when dealing packets of
+    ``counts`` (``counts=(3, 2)``: d[0..2] and d[12..13] to the eldest, ...)."""
+    seats: list[list[int]] = [[], [], [], []]
+    position = 0
+    for n in counts:
+        for k in range(4):
+            seats[(eldest + k) & 3] += range(position, position + n)
+            position += n
+    return tuple(tuple(p) for p in seats)
 
 
-def _give(deck, start: int, seats: tuple, hands: list[int]) -> list[int]:
-    for i, seat in enumerate(seats, start):
-        hands[seat] |= 1 << deck[i]
-    return hands
+# Per eldest (and taker), per seat: the deck positions it receives.
+_FIRST_FIVE = tuple(_packets(e, (3, 2)) for e in range(4))
+_ALL_EIGHT = tuple(_packets(e, (3, 2, 3)) for e in range(4))
+
+
+def _completion(eldest: int, taker: int) -> tuple:
+    """The taker gets the turned card d[20] and 2 more, every other seat 3, from d[21]."""
+    seats: list[list[int]] = [[], [], [], []]
+    seats[taker].append(20)
+    position = 21
+    for k in range(4):
+        seat = (eldest + k) & 3
+        n = 2 if seat == taker else 3
+        seats[seat] += range(position, position + n)
+        position += n
+    return tuple(tuple(p) for p in seats)
+
+
+_COMPLETION = tuple(tuple(_completion(e, t) for t in range(4)) for e in range(4))
 
 
 def deal_first_five(deck, eldest: int) -> list[int]:
-    """3 cards to each seat from the eldest, then 2 each: d[0..19]."""
-    return _give(deck, 0, _FIRST_FIVE[eldest], [0, 0, 0, 0])
+    """3 cards to each seat from the eldest, then 2 each: d[0..19] (five per seat)."""
+    bit = _BIT
+    return [bit[deck[a]] | bit[deck[b]] | bit[deck[c]] | bit[deck[d]] | bit[deck[e]]
+            for a, b, c, d, e in _FIRST_FIVE[eldest]]
 
 
 def complete_hands(deck, eldest: int, taker: int, hands: list[int]) -> list[int]:
-    """The taker gets the turned card d[20] and 2 more, every other seat 3, from d[21..31]."""
-    return _give(deck, 20, _COMPLETION[eldest][taker], list(hands))
+    """The taker gets the turned card d[20] and 2 more, every other seat 3, from d[21..31]
+    (three per seat)."""
+    bit = _BIT
+    return [hand | bit[deck[a]] | bit[deck[b]] | bit[deck[c]]
+            for hand, (a, b, c) in zip(hands, _COMPLETION[eldest][taker])]
 
 
 def deal_all_eight(deck, eldest: int) -> list[int]:
     """``bidding=none``: 3, then 2, then 3 to each seat from the eldest, from d[0]."""
-    return _give(deck, 0, _ALL_EIGHT[eldest], [0, 0, 0, 0])
+    return [sum(_BIT[deck[i]] for i in positions) for positions in _ALL_EIGHT[eldest]]
 
 
 class Game:
