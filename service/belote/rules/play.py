@@ -17,7 +17,6 @@ PLAY_RULES = {"standard": STANDARD, "belgian": BELGIAN, "free": FREE}
 BELOTE, REBELOTE = "belote", "rebelote"
 # What play() reports: nothing (0), or either or both of these.
 CALLED, TRICK_DONE = 1, 2     # belote or rebelote was called / the card finished the trick
-NO_OBLIGATION = (0,) * 32     # free play: following a trump lead, any card of the suit
 
 
 def legal_mask(hand: int, led_mask: int, best: int, partner_wins: bool, r) -> int:
@@ -59,7 +58,7 @@ class CardPlay:
                  "beats", "rule", "undertrump_required", "leader", "turn", "trick", "best_card",
                  "best_seat", "led_mask", "trick_number", "trick_points", "tricks_won", "tricks",
                  "belote_points", "belote_calls", "_belote_cards", "_belote_first", "_king_first",
-                 "legal", "must_beat")
+                 "legal")
 
     def __init__(self, hands: list[int], contract: int, taker: int, leader: int,
                  table: ContractTable, rule: int = STANDARD, undertrump_required: bool = True,
@@ -90,7 +89,6 @@ class CardPlay:
         self._belote_first: dict[int, int] = {}
         self._belote_cards = belote_cards(self.hands, contract)
         self.legal = self.hands[leader]  # the mask of legal_cards(), kept current by play()
-        self.must_beat = NO_OBLIGATION if rule == FREE else table.trump_higher
 
     def copy(self) -> CardPlay:
         # One tuple assignment, not a loop of setattr: searches copy a deal per position tried.
@@ -99,13 +97,13 @@ class CardPlay:
          new.higher, new.beats, new.rule, new.undertrump_required, new.leader, new.turn, new.trick,
          new.best_card, new.best_seat, new.led_mask, new.trick_number, new.trick_points,
          new.tricks_won, new.tricks, new.belote_points, new.belote_calls, new._belote_cards,
-         new._belote_first, new._king_first, new.legal, new.must_beat) = (
+         new._belote_first, new._king_first, new.legal) = (
             self.hands[:], self.contract, self.taker, self.table, self.trump_mask, self.order,
             self.points, self.higher, self.beats, self.rule, self.undertrump_required, self.leader,
             self.turn, self.trick[:], self.best_card, self.best_seat, self.led_mask,
             self.trick_number, self.trick_points[:], self.tricks_won[:], self.tricks[:],
             self.belote_points[:], self.belote_calls[:], self._belote_cards,
-            dict(self._belote_first), self._king_first, self.legal, self.must_beat)
+            dict(self._belote_first), self._king_first, self.legal)
         return new
 
     @property
@@ -141,15 +139,8 @@ class CardPlay:
             self.legal = hands[self.turn]                 # the winner leads: any card
             return CALLED | TRICK_DONE if called else TRICK_DONE
         self.turn = nxt = (seat + 1) & 3
-        hand = hands[nxt]
-        follow = hand & self.led_mask
-        if follow:
-            # legal_mask's first rule by lookup (most cards): follow suit, and on a trump lead
-            # beat the best trump if you can (no obligation in free play: must_beat is all 0).
-            self.legal = follow & self.must_beat[self.best_card] or follow
-        else:
-            self.legal = legal_mask(hand, self.led_mask, self.best_card,
-                                    self.best_seat == nxt ^ 2, self)
+        self.legal = legal_mask(hands[nxt], self.led_mask, self.best_card,
+                                self.best_seat == nxt ^ 2, self)
         return CALLED if called else 0
 
     def _finish_trick(self) -> None:

@@ -53,7 +53,6 @@ class ContractTable(NamedTuple):
     deal_total: int          # trick points of a deal, dix de der included (162/258/130/164)
     capot_points: int        # trick points of a team taking all 8 tricks
     beats: tuple             # mask of the cards that take the trick from it (higher, or a trump)
-    trump_higher: tuple      # a trump's ``higher``, 0 for a plain card: what a trump lead obliges
 
 
 def _table(values: str, contract: int) -> ContractTable:
@@ -83,9 +82,8 @@ def _table(values: str, contract: int) -> ContractTable:
     else:
         capot = 252
     beats = tuple(higher[c] | (0 if trump_mask >> c & 1 else trump_mask) for c in range(32))
-    trump_higher = tuple(higher[c] if trump_mask >> c & 1 else 0 for c in range(32))
     return ContractTable(contract, trump_mask, tuple(order), tuple(points), tuple(higher),
-                         bonus, total, capot, beats, trump_higher)
+                         bonus, total, capot, beats)
 
 
 TABLES: dict[tuple[str, int], ContractTable] = {
