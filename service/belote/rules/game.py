@@ -12,7 +12,7 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from . import announcements as ann
-from .actions import BIDS, PLAYS, Action, Bid, Declare, Play
+from .actions import BIDS, PLAYS_HIGH, PLAYS_LOW, PLAYS_MIDDLE, Action, Bid, Declare, Play
 from .auction import PASS, Auction
 from .errors import IllegalAction
 from .options import Rules
@@ -238,8 +238,8 @@ class Game:
         if seat is not None and seat != turn:
             return []
         m = play.legal
-        c, d, h, s = PLAYS
-        plays: list[Action] = [*c[m & 0xFF], *d[m >> 8 & 0xFF], *h[m >> 16 & 0xFF], *s[m >> 24]]
+        plays: list[Action] = [*PLAYS_LOW[m & 0x7FF], *PLAYS_MIDDLE[m >> 11 & 0x7FF],
+                               *PLAYS_HIGH[m >> 22]]
         if self._enhanced and self._may_declare(turn):
             declarations: list[Action] = [Declare(a.kind, a.suit, a.rank)
                                           for a in self._enhanced_options(turn)]
