@@ -17,12 +17,6 @@ from belote.rules.options import MAX_STORED_TARGET
 from belote.rules.play import legal_mask
 
 
-# The cards of each 16-bit half of a hand mask, lowest first: a uniformly random card of a mask
-# is two lookups and one draw.
-_LOW_HALF = tuple(tuple(c for c in range(16) if half >> c & 1) for half in range(1 << 16))
-_HIGH_HALF = tuple(tuple(c + 16 for c in half_cards) for half_cards in _LOW_HALF)
-
-
 def random_deck(rand) -> list[int]:
     """A uniformly random deck order (32 distinct random keys sorted)."""
     return sorted(range(32), key=lambda _: rand())
@@ -58,11 +52,13 @@ def on_the_deal_state(game: Game, rand) -> bool:
         game.apply(game.to_act(), calls[int(rand() * len(calls))])
     play = game.play
     legal_cards, play_card = play.legal_cards, play.play
-    low, high = _LOW_HALF, _HIGH_HALF
     for _ in range(32):
         legal = legal_cards()
-        cards = low[legal & 0xFFFF] + high[legal >> 16]
-        play_card(cards[int(rand() * len(cards))])
+        k = int(rand() * legal.bit_count())
+        while k:
+            legal &= legal - 1
+            k -= 1
+        play_card((legal & -legal).bit_length() - 1)
     game._finish_deal()
     return True
 
