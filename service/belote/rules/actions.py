@@ -9,7 +9,9 @@ from .cards import RANK_NAMES, SUIT_NAMES, card_name
 
 
 class Bid(NamedTuple):
-    """A call of the auction: a contract (suit 0..3, NO_TRUMP, ALL_TRUMP) or PASS."""
+    """A call of the auction: a contract (suit 0..3, NO_TRUMP, ALL_TRUMP) or PASS. A suit call
+    takes the turned suit in round 1, names another suit in round 2, and chooses the trump in
+    ``Phase.CHOOSING_TRUMP`` (``Game.auction_round`` tells the rounds apart)."""
 
     contract: int
 
