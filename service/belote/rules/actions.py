@@ -9,7 +9,9 @@ from .cards import RANK_NAMES, SUIT_NAMES, card_name
 
 
 class Bid(NamedTuple):
-    """A call of the auction: a contract (suit 0..3, NO_TRUMP, ALL_TRUMP) or PASS."""
+    """A call of the auction: a contract (suit 0..3, NO_TRUMP, ALL_TRUMP) or PASS. A suit call
+    takes the turned suit in round 1, names another suit in round 2, and chooses the trump in
+    ``Phase.CHOOSING_TRUMP`` (``Game.auction_round`` tells the rounds apart)."""
 
     contract: int
 
@@ -47,8 +49,14 @@ Action = Union[Bid, Declare, Play]
 PASS_BID = Bid(PASS)
 
 BIDS = {call: Bid(call) for call in (PASS, 0, 1, 2, 3, 4, 5)}
-# PLAYS[suit][byte]: the Play of each card of that suit in the byte, lowest first, so the legal
-# plays of a mask are four lookups.
+# The Play of each card of a mask, lowest first, in three lookups (cards 0-10, 11-21, 22-31):
+# the legal plays of a legal-cards mask, built once per card played.
 _PLAY = tuple(Play(card) for card in range(32))
-PLAYS = tuple(tuple([_PLAY[suit * 8 + rank] for rank in range(8) if byte >> rank & 1]
-                    for byte in range(256)) for suit in range(4))
+
+
+def _plays_of_bits(first: int, count: int) -> tuple[list[Play], ...]:
+    return tuple([_PLAY[first + i] for i in range(count) if bits >> i & 1]
+                 for bits in range(1 << count))
+
+
+PLAYS_LOW, PLAYS_MIDDLE, PLAYS_HIGH = _plays_of_bits(0, 11), _plays_of_bits(11, 11), _plays_of_bits(22, 10)

@@ -90,17 +90,19 @@ def announcement_strength(a: Announcement, contract: int) -> tuple:
 
 def classic_scoring_team(by_seat: list[list[Announcement]], contract: int) -> int:
     """The team holding the single best announcement, or -1 (none, or a perfect tie)."""
-    best = [None, None]
+    best: list[tuple | None] = [None, None]
     for seat, anns in enumerate(by_seat):
         for a in anns:
             key = announcement_strength(a, contract)
-            if best[seat & 1] is None or key > best[seat & 1]:
+            held = best[seat & 1]
+            if held is None or key > held:
                 best[seat & 1] = key
     if best[0] is None and best[1] is None:
         return -1
-    if best[1] is None or (best[0] is not None and best[0] > best[1]):
+    ours, theirs = best
+    if theirs is None or (ours is not None and ours > theirs):
         return 0
-    if best[0] is None or best[1] > best[0]:
+    if ours is None or theirs > ours:
         return 1
     return -1
 

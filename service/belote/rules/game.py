@@ -12,7 +12,7 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from . import announcements as ann
-from .actions import BIDS, PLAYS, Action, Bid, Declare, Play
+from .actions import BIDS, PLAYS_HIGH, PLAYS_LOW, PLAYS_MIDDLE, Action, Bid, Declare, Play
 from .auction import PASS, Auction
 from .errors import IllegalAction
 from .options import Rules
@@ -82,39 +82,60 @@ def check_deck(deck) -> None:
         raise IllegalAction("BAD_DECK", "a deck order must hold each of the 32 cards once")
 
 
-def _seat_order(eldest: int, counts) -> tuple:
-    """The seat that receives each successive card when dealing packets of ``counts``."""
-    return tuple((eldest + k) & 3 for n in counts for k in range(4) for _ in range(n))
+_BIT = tuple(1 << card for card in range(32))
 
 
-# Who gets d[i]: the first 5 (3 then 2), and 3-2-3 for bidding=none, per eldest.
-_FIRST_FIVE = tuple(_seat_order(e, (3, 2)) for e in range(4))
-_ALL_EIGHT = tuple(_seat_order(e, (3, 2, 3)) for e in range(4))
-# Completion per (eldest, taker): the taker gets d[20] (turned) + 2, the others 3, from d[21].
-_COMPLETION = tuple(tuple(
-    (t,) + tuple(s for k in range(4) for s in [(e + k) & 3] * (2 if (e + k) & 3 == t else 3))
-    for t in range(4)) for e in range(4))
+def _packets(eldest: int, counts) -> tuple:
+    """Per seat from the eldest, the deck positions of its cards when dealing packets of
+    ``counts`` (``counts=(3, 2)``: d[0..2] and d[12..13] to the eldest, ...)."""
+    seats: list[list[int]] = [[], [], [], []]
+    position = 0
+    for n in counts:
+        for k in range(4):
+            seats[(eldest + k) & 3] += range(position, position + n)
+            position += n
+    return tuple(tuple(p) for p in seats)
 
 
-def _give(deck, start: int, seats: tuple, hands: list[int]) -> list[int]:
-    for i, seat in enumerate(seats, start):
-        hands[seat] |= 1 << deck[i]
-    return hands
+# Per eldest (and taker), per seat: the deck positions it receives.
+_FIRST_FIVE = tuple(_packets(e, (3, 2)) for e in range(4))
+_ALL_EIGHT = tuple(_packets(e, (3, 2, 3)) for e in range(4))
+
+
+def _completion(eldest: int, taker: int) -> tuple:
+    """The taker gets the turned card d[20] and 2 more, every other seat 3, from d[21]."""
+    seats: list[list[int]] = [[], [], [], []]
+    seats[taker].append(20)
+    position = 21
+    for k in range(4):
+        seat = (eldest + k) & 3
+        n = 2 if seat == taker else 3
+        seats[seat] += range(position, position + n)
+        position += n
+    return tuple(tuple(p) for p in seats)
+
+
+_COMPLETION = tuple(tuple(_completion(e, t) for t in range(4)) for e in range(4))
 
 
 def deal_first_five(deck, eldest: int) -> list[int]:
-    """3 cards to each seat from the eldest, then 2 each: d[0..19]."""
-    return _give(deck, 0, _FIRST_FIVE[eldest], [0, 0, 0, 0])
+    """3 cards to each seat from the eldest, then 2 each: d[0..19] (five per seat)."""
+    bit = _BIT
+    return [bit[deck[a]] | bit[deck[b]] | bit[deck[c]] | bit[deck[d]] | bit[deck[e]]
+            for a, b, c, d, e in _FIRST_FIVE[eldest]]
 
 
 def complete_hands(deck, eldest: int, taker: int, hands: list[int]) -> list[int]:
-    """The taker gets the turned card d[20] and 2 more, every other seat 3, from d[21..31]."""
-    return _give(deck, 20, _COMPLETION[eldest][taker], list(hands))
+    """The taker gets the turned card d[20] and 2 more, every other seat 3, from d[21..31]
+    (three per seat)."""
+    bit = _BIT
+    return [hand | bit[deck[a]] | bit[deck[b]] | bit[deck[c]]
+            for hand, (a, b, c) in zip(hands, _COMPLETION[eldest][taker])]
 
 
 def deal_all_eight(deck, eldest: int) -> list[int]:
     """``bidding=none``: 3, then 2, then 3 to each seat from the eldest, from d[0]."""
-    return _give(deck, 0, _ALL_EIGHT[eldest], [0, 0, 0, 0])
+    return [sum(_BIT[deck[i]] for i in positions) for positions in _ALL_EIGHT[eldest]]
 
 
 class Game:
@@ -167,7 +188,7 @@ class Game:
     def auction_round(self) -> int | None:
         """During the auction: 1 (a suit call takes the turned suit) or 2 (a suit call names
         another suit); None otherwise (in CHOOSING_TRUMP a suit call chooses the trump)."""
-        if self.phase != AUCTION:
+        if self.phase != AUCTION or self.auction is None:
             return None
         return 1 if len(self.auction.calls) < 4 else 2
 
@@ -186,9 +207,11 @@ class Game:
     def to_act(self) -> int | None:
         """The seat to act, or None (waiting for a deck, or game over)."""
         phase = self.phase
-        if phase == PLAYING:
+        if phase is PLAYING:
+            assert self.play is not None
             return self.play.turn
-        if phase in (AUCTION, CHOOSING_TRUMP):
+        if phase is AUCTION or phase is CHOOSING_TRUMP:
+            assert self.auction is not None
             return self.auction.turn
         return None
 
@@ -204,29 +227,32 @@ class Game:
         A suit ``Bid`` takes the turned suit in round 1, names another suit in round 2 (see
         ``auction_round``) and chooses the trump in ``CHOOSING_TRUMP``.
         """
-        if self.phase != PLAYING:
+        play = self.play
+        if self.phase is not PLAYING or play is None:
             turn = self.to_act()
             if turn is None or (seat is not None and seat != turn):
                 return []
+            assert self.auction is not None
             return [BIDS[c] for c in self.auction.open_calls()]
-        play = self.play
         turn = play.turn
         if seat is not None and seat != turn:
             return []
         m = play.legal
-        c, d, h, s = PLAYS
-        plays = [*c[m & 0xFF], *d[m >> 8 & 0xFF], *h[m >> 16 & 0xFF], *s[m >> 24]]
+        plays: list[Action] = [*PLAYS_LOW[m & 0x7FF], *PLAYS_MIDDLE[m >> 11 & 0x7FF],
+                               *PLAYS_HIGH[m >> 22]]
         if self._enhanced and self._may_declare(turn):
-            return [Declare(a.kind, a.suit, a.rank) for a in self._enhanced_options(turn)] + plays
+            declarations: list[Action] = [Declare(a.kind, a.suit, a.rank)
+                                          for a in self._enhanced_options(turn)]
+            return declarations + plays
         return plays
 
     def _may_declare(self, seat: int) -> bool:
-        return (self._enhanced and self.play.trick_number == 0
+        return (self._enhanced and self.play is not None and self.play.trick_number == 0
                 and self.declared[seat] is None)
 
     def _enhanced_options(self, seat: int) -> list[ann.Announcement]:
         capot_free = all(d is None or d.kind != ann.CAPOT_ANNONCE for d in self.declared)
-        return ann.enhanced_options(self.play.hands[seat], capot_free)
+        return ann.enhanced_options(self.hand(seat), capot_free)
 
     # Dealing ------------------------------------------------------------------------------------
     def start_deal(self, deck) -> list:
@@ -273,16 +299,17 @@ class Game:
         if seat != turn:
             raise IllegalAction("NOT_YOUR_TURN", f"it is seat {turn}'s turn, not seat {seat}'s")
         if isinstance(action, Bid):
-            if self.phase == PLAYING:
+            if self.phase == PLAYING or self.auction is None:
                 raise IllegalAction("NOT_BIDDING", "the auction is over: play a card")
             self.auction.check_call(action.contract)
             return None
-        if self.phase != PLAYING:
+        play = self.play
+        if self.phase != PLAYING or play is None:
             raise IllegalAction("BIDDING", "the auction is not over: bid or pass")
         if isinstance(action, Declare):
             if not self._enhanced:
                 raise IllegalAction("NO_DECLARATIONS", "announcements are not declared at this table")
-            if self.play.trick_number != 0:
+            if play.trick_number != 0:
                 raise IllegalAction("ANNOUNCE_TOO_LATE", "announcements are made during the first trick only")
             if self.declared[seat] is not None:
                 raise IllegalAction("ALREADY_ANNOUNCED", "you have already made your one announcement")
@@ -298,7 +325,7 @@ class Game:
         if isinstance(action, Play):
             if not 0 <= action.card < 32:
                 raise IllegalAction("BAD_CARD", f"no such card: {action.card}")
-            self.play.check_card(action.card)
+            play.check_card(action.card)
             return None
         raise IllegalAction("BAD_ACTION", f"not an action: {action!r}")
 
@@ -307,8 +334,8 @@ class Game:
         if type(action) is Play:                 # the most common action: see play_card
             return self.play_card(seat, action.card)
         auction = self.auction
-        if (type(action) is Bid and self.phase == AUCTION and seat == auction.turn
-                and action.contract in auction.open_calls()):
+        if (type(action) is Bid and self.phase is AUCTION and auction is not None
+                and seat == auction.turn and action.contract in auction.open_calls()):
             return self._call(action.contract)   # a legal call (anything else: _check says why)
         declared = self._check(seat, action)     # raises for anything but a Bid, a Declare or a Play
         if isinstance(action, Bid):
@@ -320,6 +347,7 @@ class Game:
 
     def _call(self, call: int) -> list:
         auction = self.auction
+        assert auction is not None and self.deck is not None
         auction.call(call)
         if auction.forced and self.phase == AUCTION:
             # SPEC §2 forced_trump: the eldest receives the turned card plus 2, the others 3,
@@ -342,9 +370,10 @@ class Game:
         card of a log): a legal card is recognised on the legal-cards mask alone, and anything
         else goes through ``_check``, which raises naming the rule broken."""
         play = self.play
-        if (self.phase != PLAYING or seat != play.turn or not 0 <= card < 32
+        if (self.phase is not PLAYING or play is None or seat != play.turn or not 0 <= card < 32
                 or not (play.legal >> card) & 1):
             self._check(seat, Play(card))        # raises: not this seat's turn, or not legal
+            raise AssertionError("unreachable: _check refuses what is not a legal card")
         happened = play.play(card)
         if not happened:
             return []                            # most cards: no belote call, the trick goes on
@@ -373,6 +402,7 @@ class Game:
 
     def _finish_deal(self) -> list:
         play = self.play
+        assert play is not None
         capot_team = None
         if self._enhanced:
             capot_team = next((s & 1 for s, a in enumerate(self.declared)

@@ -7,8 +7,9 @@ listing what is accepted.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
 from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
 
 from .errors import InvalidOptions
 
@@ -125,6 +126,7 @@ def _parse_value(name: str, value, max_target: int = MAX_TARGET) -> object:
         if name == "first_dealer" and not 0 <= number <= 3:
             raise InvalidOptions("option first_dealer: must be a seat 0, 1, 2 or 3", field=name)
         return number
+    assert isinstance(kind, tuple)
     text = str(value).strip().lower().replace("-", "_")
     if text not in kind:
         raise InvalidOptions(
@@ -165,9 +167,10 @@ def rules_for(preset: str = "classic", overrides: Mapping[str, object] | None = 
 def rules_from_strings(options: Mapping[str, str]) -> Rules:
     """Rebuild rules from :meth:`Rules.as_strings` (as stored in a TableCreated event)."""
     base = Rules()
-    values = {f.name: _parse_value(f.name, options.get(f.name, _to_text(getattr(base, f.name))),
-                                   MAX_STORED_TARGET)
-              for f in fields(Rules)}
+    values: dict[str, Any] = {
+        f.name: _parse_value(f.name, options.get(f.name, _to_text(getattr(base, f.name))),
+                             MAX_STORED_TARGET)
+        for f in fields(Rules)}
     rules = replace(base, **values)
     check_combination(rules)
     return rules
@@ -182,5 +185,6 @@ def describe_choices() -> dict[str, str]:
         elif kind is int:
             out[name] = f"1..{MAX_TARGET}" if name == "target" else "0..3"
         else:
+            assert isinstance(kind, tuple)
             out[name] = " | ".join(kind)
     return out

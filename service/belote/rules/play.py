@@ -154,7 +154,7 @@ class CardPlay:
         winner = self.best_seat
         self.trick_points[winner & 1] += pts
         self.tricks_won[winner & 1] += 1
-        self.tricks.append((self.leader, tuple(trick), winner, pts))
+        self.tricks.append((self.leader, (c0, c1, c2, c3), winner, pts))
         self.trick = []
         self.led_mask = 0
         self.leader = self.turn = winner

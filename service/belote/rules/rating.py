@@ -17,5 +17,7 @@ def team_rating(player: float, partner: float) -> float:
 
 def team_changes(ratings: tuple[float, float], winning_team: int) -> tuple[float, float]:
     """What each player of team 0 and of team 1 gains (2 decimals), from the teams' ratings."""
-    return tuple(round(K * ((1 if team == winning_team else 0) - expected_score(
-        ratings[team], ratings[1 - team])), 2) for team in (0, 1))
+    def change(team: int) -> float:
+        won = 1 if team == winning_team else 0
+        return round(K * (won - expected_score(ratings[team], ratings[1 - team])), 2)
+    return change(0), change(1)

@@ -67,12 +67,17 @@ class DealResult(NamedTuple):
         paid[self.reserve_paid_to] = self.reserve_paid
         return (self.score[0] + paid[0], self.score[1] + paid[1])
 
+    def _scored_contract(self) -> tuple[int, int]:
+        """Taker and contract of a scored deal; a redeal has neither."""
+        if self.outcome is None or self.taker is None or self.contract is None:
+            raise ValueError("a redeal is not scored")
+        return self.taker, self.contract
+
     @property
     def event_outcome(self) -> str:
         """The outcome as the DealScored event names it (one of six)."""
-        if self.outcome is None:
-            raise ValueError("a redeal is not scored")
-        taker_team = self.taker & 1
+        taker, _ = self._scored_contract()
+        taker_team = taker & 1
         if self.outcome == Outcome.MADE:
             return CAPOT_MADE if self.capot_team == taker_team else MADE
         if self.outcome == Outcome.LITIGE:
@@ -88,15 +93,17 @@ class DealResult(NamedTuple):
         """One sentence naming the rule that produced this result."""
         if self.outcome is None:
             return "everyone passed: the cards are dealt again, nothing is scored"
-        return _explain(self.event_outcome, self.taker, self.contract, self.contract_points,
+        taker, contract = self._scored_contract()
+        return _explain(self.event_outcome, taker, contract, self.contract_points,
                         self.multiplier, self.reserve_created, self.reserve_paid,
                         self.reserve_paid_to)
 
     def as_deal_score(self) -> DealScore:
         """The DealScored event's figures (announcements with the capot annoncé's 250)."""
         a, b = self.announcements, self.capot_announced_bonus
+        taker, contract = self._scored_contract()
         return DealScore(
-            taker=self.taker, contract=self.contract, outcome=self.event_outcome,
+            taker=taker, contract=contract, outcome=self.event_outcome,
             trick_points=self.trick_points, belote=self.belote,
             announcements=(a[0] + b[0], a[1] + b[1]), contract_points=self.contract_points,
             deal_score=self.deal_score, multiplier=self.multiplier,
