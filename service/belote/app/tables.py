@@ -195,7 +195,9 @@ class TableApp:
         for table_id, _entry, _version in await self.store.list_index(status=PLAYING, limit=100_000):
             self._kick_bots(table_id)
         self._spawn(self._enforce_deadlines_forever())
-        self._spawn(self._due_bots.run(self._load, self._kick_bots_if_due, self._closing))
+        from .quickplay import fill_empty_seats     # quickplay imports this module
+        self._spawn(self._due_bots.run(self._load, self._kick_bots_if_due, self._closing,
+                                       fill=lambda table_id: fill_empty_seats(self, table_id)))
 
     def _spawn(self, coroutine) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -567,10 +569,11 @@ class TableApp:
 
     # Use cases -------------------------------------------------------------------------------
     async def create_table(self, req: tpb.CreateTableRequest, player_token: str | None = None, *,
-                           peer: str | None = None,
-                           caller: Caller | None = None) -> tpb.CreateTableResponse:
+                           peer: str | None = None, caller: Caller | None = None,
+                           bots_fill_at_us: int = 0) -> tpb.CreateTableResponse:
         """``peer``: the caller's host, whose tables (or its player's) count against the quota;
-        None for a caller inside this process (the demo, a benchmark), which has none."""
+        None for a caller inside this process (the demo, a benchmark), which has none.
+        ``bots_fill_at_us``: QuickPlay's, when bots fill the seats still empty (0: never)."""
         key = self.requests.key("CreateTable", req, None, caller or Caller(player_token=player_token))
         host_player = self.identity.player_id(player_token)
         preset = req.preset or "classic"
@@ -597,6 +600,8 @@ class TableApp:
             takeover_bot_level=req.takeover_bot_level or epb.NORMAL,
             host_token_hash=_sha256(host_token), turn_timer_s=req.turn_timer_s,
             host_player_id=host_player)
+        if bots_fill_at_us:
+            created.bots_fill_at.FromMicroseconds(bots_fill_at_us)
         if req.private:
             created.password_salt = secrets.token_bytes(16)
             created.password_hash = await self._passwords.hash(req.password, created.password_salt)
