@@ -36,6 +36,8 @@ BUSY_SHARE = 0.1        # with many tables a look takes long: then look less oft
 STALL_S = 0.5
 LEASE_S = 1.0
 BACKOFF_MAX_S = 30.0    # a table whose due bot still does not move is looked at this seldom
+FILL_PERIOD_S = 1.0     # between two looks at the waiting tables (a backstop: the opener fills
+                        # its tables on time itself, unless it is gone)
 FILL_RETRY_S = 1.0      # a table still waiting after its seats were filled is tried again then
 
 log = structlog.get_logger("belote.due_bots")
@@ -73,6 +75,7 @@ class DueBots:
         self._interval_s = period_s             # between two looks (longer with many tables)
         self.holds_lease = False
         self._fills: dict[str, tuple[int, int | None]] = {}   # waiting table -> (version, fill at)
+        self._next_fill_us = 0
 
     async def stalled(self) -> list[str]:
         """The tables to look at now; none unless this process holds (or now takes) the lease.
@@ -111,12 +114,16 @@ class DueBots:
     async def fill_due(self, load: Callable[[str], Awaitable],
                        fill: Callable[[str], Awaitable]) -> list[str]:
         """Fill (``fill(table_id)``) the waiting tables whose bots_fill_at has passed; the tables
-        filled. Only while this process holds the lease (``stalled`` takes it)."""
-        if not self.holds_lease:
-            return []
+        filled. Only while this process holds the lease (``stalled`` takes it), at most every
+        FILL_PERIOD_S."""
         now = self.clock()
+        if not self.holds_lease or now < self._next_fill_us:
+            return []
+        self._next_fill_us = now + _us(FILL_PERIOD_S)
         known, filled = {}, []
-        for table_id, _entry, version in await self.store.list_index(status=WAITING, limit=10**7):
+        # Quick play opens public tables only: the listed ones.
+        for table_id, _entry, version in await self.store.list_index(status=WAITING, listed=True,
+                                                                     limit=10**7):
             seen = self._fills.get(table_id)
             if seen is None or seen[0] != version:
                 seen = (version, bots_fill_at_us(await load(table_id)))
@@ -136,7 +143,7 @@ class DueBots:
         failing = False
         while not closing.is_set():
             started = time.perf_counter()
-            listed_s = 0.0          # the look at the index (the loads of stalled tables aside)
+            listed_s = 0.0          # the looks at the index (the loads of stalled tables aside)
             try:
                 stalled = await self.stalled()
                 listed_s = time.perf_counter() - started
@@ -145,7 +152,9 @@ class DueBots:
                     self.looked_at += 1
                     self.looked(table_id, state.version, kick_if_due(state))
                 if fill is not None:
+                    filling = time.perf_counter()
                     await self.fill_due(load, fill)
+                    listed_s += time.perf_counter() - filling
                 failing = False
             except (StoreError, err.AppError) as e:
                 if not failing:        # once per outage, not every period
