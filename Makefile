@@ -21,6 +21,14 @@ WEB_CLIENT := $(if $(wildcard clients/web/package.json),clients/web/dist/index.h
 WEB_SOURCES := $(wildcard clients/web/src/*.ts clients/web/static/*) clients/web/build.mjs \
 	clients/web/tsconfig.json
 
+# The Node.js client (clients/node/): the web client's generated code and typed client
+# (clients/web/src/gen, clients/web/src/client.ts) over @connectrpc/connect-node, type-checked
+# and bundled by esbuild into clients/node/dist/ after the web client is built. Without npm, a
+# note, and its tests in tests/clients/ skip (or fail when CI is set).
+NODE_CLIENT := $(if $(wildcard clients/node/package.json),clients/node/dist/play.mjs)
+NODE_SOURCES := $(wildcard clients/node/src/*.ts) clients/node/build.mjs clients/node/tsconfig.json \
+	clients/web/src/client.ts
+
 .PHONY: install install-unlocked proto tools run test bench lint clean
 
 # `make run` and `make test` started together on a fresh clone would both build .venv/ (and one
@@ -33,7 +41,7 @@ install:
 	@mkdir -p $(VENV)
 	@$(FLOCK) $(MAKE) --no-print-directory install-unlocked
 
-install-unlocked: $(DEPS_STAMP) $(GENERATED) $(WEB_CLIENT)
+install-unlocked: $(DEPS_STAMP) $(GENERATED) $(WEB_CLIENT) $(NODE_CLIENT)
 	@:
 
 # Re-run when pyproject.toml changes.
@@ -84,12 +92,16 @@ tools:
 	$(call apt_tool,command -v promtool >/dev/null 2>&1,prometheus,promtool,tests/deploy/)
 	$(call apt_tool,[ -x /usr/bin/chromium ],chromium,/usr/bin/chromium,tests/review/ and tests/web/)
 
-# The Node.js client's dependencies (clients/node/), exactly as its package-lock.json pins them:
-# tests/clients/ runs that client. Without npm, a note, and those tests skip (or fail when CI is
-# set).
+# The Node.js client's dependencies (clients/node/), exactly as its package-lock.json pins them.
 clients/node/node_modules: clients/node/package.json clients/node/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then \
 		cd clients/node && npm ci --ignore-scripts --no-audit --no-fund && touch node_modules; \
+	fi
+
+# After the web client, whose build generates the code it shares.
+clients/node/dist/play.mjs: clients/node/node_modules $(NODE_SOURCES) $(WEB_CLIENT)
+	@if command -v npm >/dev/null 2>&1; then \
+		cd clients/node && node build.mjs; \
 	else \
 		echo "note: npm not found; install Node.js 18+ with npm, or the tests of the Node.js" \
 			"client in tests/clients/ skip (and fail when CI is set)"; \
@@ -109,7 +121,7 @@ clients/web/dist/index.html: clients/web/node_modules $(WEB_SOURCES) $(PROTOS) $
 			"and the browser tests in tests/web/ skip (and fail when CI is set)"; \
 	fi
 
-test: install tools clients/node/node_modules proto/node_modules
+test: install tools proto/node_modules
 	$(BIN)/pytest -q
 
 bench: install
@@ -139,5 +151,5 @@ lint: install proto/node_modules
 
 clean:
 	rm -rf $(VENV) service/belote/v1/*_pb2.py service/belote/v1/*_pb2.pyi service/belote/v1/*_pb2_grpc.py
-	rm -rf clients/node/node_modules proto/node_modules
+	rm -rf clients/node/node_modules clients/node/dist proto/node_modules
 	rm -rf clients/web/node_modules clients/web/dist clients/web/src/gen

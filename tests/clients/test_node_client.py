@@ -1,7 +1,9 @@
-"""The Node.js client (clients/node/) plays a whole game against a real server and exits 0.
+"""The Node.js client (clients/node/: the web client's generated code and typed client over
+@connectrpc/connect-node) plays a whole game against a real server and exits 0.
 
-Its dependencies come from clients/node/package-lock.json: `make test` runs `npm ci` first (the
-Makefile target clients/node/node_modules); run by hand, this test does it when they are missing.
+`make install` builds it (npm ci from clients/node/package-lock.json, then build.mjs, after the
+web client whose generated code it shares); run by hand, this test builds it when it is missing
+or older than its sources.
 """
 
 from __future__ import annotations
@@ -10,23 +12,34 @@ import asyncio
 import re
 import subprocess
 
+import pytest
 from client_helpers import ROOT, CuttableProxy, need_tool
 
 NODE_DIR = ROOT / "clients" / "node"
+WEB_DIR = ROOT / "clients" / "web"
+PLAY = NODE_DIR / "dist" / "play.mjs"
 
 
-def node_modules() -> None:
-    if (NODE_DIR / "node_modules" / "@grpc" / "grpc-js").is_dir():
-        return
-    npm = need_tool("npm", "the Node client's dependencies are installed with npm ci")
-    subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=NODE_DIR, check=True,
-                   capture_output=True, timeout=300)
+def play_command() -> list[str]:
+    """node and the built play.mjs, built first if need be."""
+    node = need_tool("node", "the Node.js client runs on Node.js")
+    if not (NODE_DIR / "node_modules" / "@connectrpc" / "connect-node").is_dir():
+        npm = need_tool("npm", "the Node client's dependencies are installed with npm ci")
+        subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=NODE_DIR,
+                       check=True, capture_output=True, timeout=300)
+    sources = [*NODE_DIR.glob("src/*.ts"), NODE_DIR / "build.mjs", WEB_DIR / "src" / "client.ts",
+               *WEB_DIR.glob("src/gen/**/*.ts")]
+    if not PLAY.exists() or max(p.stat().st_mtime for p in sources) > PLAY.stat().st_mtime:
+        if not (WEB_DIR / "src" / "gen" / "belote" / "v1" / "table_service_pb.ts").exists():
+            pytest.fail("clients/web/src/gen/ is missing: run `make install` (it builds the web "
+                        "client, whose generated code the Node.js client shares)")
+        subprocess.run([node, "build.mjs"], cwd=NODE_DIR, check=True, capture_output=True,
+                       timeout=300)
+    return [node, str(PLAY)]
 
 
 def test_node_client_plays_a_whole_game(server):
-    node = need_tool("node", "the Node.js client runs on Node.js")
-    node_modules()
-    run = subprocess.run([node, "play.js", "--target", server.address, "--seed", "11",
+    run = subprocess.run([*play_command(), "--target", server.address, "--seed", "11",
                           "--timeout", "40"],
                          cwd=NODE_DIR, capture_output=True, text=True, timeout=60, check=False)
     assert run.returncode == 0, run.stdout + run.stderr
@@ -40,23 +53,20 @@ def test_node_client_plays_a_whole_game(server):
 
 
 def test_node_client_reports_a_refused_table(server):
-    node = need_tool("node", "the Node.js client runs on Node.js")
-    node_modules()
-    run = subprocess.run([node, "play.js", "--target", server.address, "--preset", "nope"],
+    run = subprocess.run([*play_command(), "--target", server.address, "--preset", "nope"],
                          cwd=NODE_DIR, capture_output=True, text=True, timeout=30, check=False)
     assert run.returncode == 1
-    assert run.stderr.startswith("play.js: INVALID_ARGUMENT: ") and "nope" in run.stderr
+    assert run.stderr.startswith("play.mjs: INVALID_ARGUMENT: ") and "nope" in run.stderr
 
 
 async def test_node_client_survives_cut_connections(server):
     """Every connection through the proxy is cut every 0.2 s: the Node client retries its calls
     with the same request ids and resumes its watch stream, and still finishes the game."""
-    node = need_tool("node", "the Node.js client runs on Node.js")
-    node_modules()
+    command = play_command()
     proxy = CuttableProxy(server.address)
     await proxy.start()
     proc = await asyncio.create_subprocess_exec(
-        node, "play.js", "--target", proxy.address, "--option", "target=501", "--seed", "5",
+        *command, "--target", proxy.address, "--option", "target=501", "--seed", "5",
         "--timeout", "40", cwd=NODE_DIR, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE)
     try:
@@ -74,3 +84,19 @@ async def test_node_client_survives_cut_connections(server):
     assert score.startswith("score: ") and proxy.cuts >= 3
     reconnections = int(re.search(r"(\d+) reconnections", score).group(1))
     assert reconnections >= 1, score
+
+
+def test_the_readme_walk_through_plays_a_game(server):
+    """The README's Node.js block, run as written (from the repository root) once the client is
+    built: the command a newcomer pastes plays a whole game."""
+    play_command()
+    section = (ROOT / "README.md").read_text().split("### With Node.js", 1)[1].split("\n### ", 1)[0]
+    block = re.search(r"```sh\n(.*?)\n```", section, re.DOTALL).group(1)
+    lines = [line.split("#", 1)[0].strip() for line in block.splitlines()]
+    assert lines[0] == "make install"
+    command = lines[1].replace("127.0.0.1:50051", server.address)
+    assert command.startswith("node clients/node/dist/play.mjs --target ")
+    run = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, text=True,
+                         timeout=60, check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.splitlines()[-1].startswith("score: ")

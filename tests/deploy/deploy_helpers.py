@@ -170,6 +170,27 @@ def exec_form(args: str) -> list[str]:
     return value
 
 
+def dockerfile_stages(instructions: list[tuple[str, str]]) -> dict[str, tuple[str, list]]:
+    """Stage name -> (its base image or stage, its instructions), in order, with the global
+    ARGs' defaults put into the bases (`FROM ${PYTHON_IMAGE} AS build` -> python:3.11-slim)."""
+    args: dict[str, str] = {}
+    stages: dict[str, tuple[str, list]] = {}
+    current: list | None = None
+    for keyword, rest in instructions:
+        if keyword == "ARG" and current is None:
+            name, _, default = rest.partition("=")
+            args[name] = default
+        elif keyword == "FROM":
+            words = rest.split()
+            assert len(words) == 3 and words[1].upper() == "AS", f"FROM <base> AS <name>: {rest}"
+            base = re.sub(r"\$\{(\w+)\}", lambda m: args[m.group(1)], words[0])
+            current = []
+            stages[words[2]] = (base, current)
+        elif current is not None:
+            current.append((keyword, rest))
+    return stages
+
+
 def dockerfile_env(instructions: list[tuple[str, str]], stage: int = -1) -> dict[str, str]:
     """ENV NAME=value pairs set in one stage (default: the last one)."""
     stages: list[list[tuple[str, str]]] = []

@@ -28,6 +28,7 @@ from deploy_helpers import (
     deploy_files,
     dockerfile_env,
     dockerfile_instructions,
+    dockerfile_stages,
     exec_form,
     k8s_objects,
     load_json,
@@ -50,6 +51,7 @@ def test_deploy_has_the_expected_files():
         "belote.env.example", ".gitignore",
         "kubernetes/kustomization.yaml", "kubernetes/deployment.yaml", "kubernetes/service.yaml",
         "kubernetes/hpa.yaml", "kubernetes/pdb.yaml", "kubernetes/configmap.yaml",
+        "kubernetes/ingress.yaml",
         "kubernetes/secret.example.yaml",
         "prometheus/prometheus.yml", "prometheus/alerts.yml", "prometheus/alerts_test.yml",
         "grafana/provisioning/datasources/prometheus.yml",
@@ -82,13 +84,16 @@ def _all(keyword: str) -> list[str]:
 
 
 def test_dockerfile_is_multi_stage_on_python_slim():
-    froms = _all("FROM")
-    assert len(froms) >= 2, "multi-stage: at least two FROM"
-    args = dict(a.split("=", 1) for a in _all("ARG") if "=" in a)
-    bases = [f.split()[0].replace("${PYTHON_IMAGE}", args.get("PYTHON_IMAGE", "")) for f in froms]
-    assert all(b.startswith("python:3.11-slim") for b in bases), bases
-    assert any(re.search(r"--from=build\b", c) for c in _all("COPY")), \
-        "the runtime stage copies from the build stage"
+    stages = dockerfile_stages(DOCKERFILE)
+    assert list(stages) == ["web-deps", "build", "web", "runtime"]
+    bases = {name: base for name, (base, _) in stages.items()}
+    assert bases["build"].startswith("python:3.11-slim"), bases
+    assert bases["runtime"] == bases["build"], "the runtime runs on the image it was built on"
+    assert bases["web"] == "build", "the page is built beside the build stage's Python"
+    assert bases["web-deps"].startswith("node:"), bases
+    runtime_copies = [args for kw, args in stages["runtime"][1] if kw == "COPY"]
+    assert runtime_copies == ["--from=web /opt/belote /opt/belote"], \
+        "the runtime stage copies only the virtualenv (with the page) from the build stages"
 
 
 def test_dockerfile_runs_as_a_non_root_user():
@@ -228,7 +233,7 @@ def test_kustomization_lists_every_manifest_but_the_secret_example():
     assert set(resources) == on_disk - {"secret.example.yaml"}
     objects = k8s_objects()
     assert set(objects) == {"ConfigMap", "Deployment", "Service", "HorizontalPodAutoscaler",
-                            "PodDisruptionBudget"}
+                            "PodDisruptionBudget", "Ingress"}
     assert "Secret" not in objects
 
 
@@ -342,6 +347,28 @@ def test_service_hpa_and_pdb_point_at_the_deployment():
     pdb = objects["PodDisruptionBudget"]
     assert pdb["spec"]["selector"]["matchLabels"].items() <= labels.items()
     assert pdb["spec"]["minAvailable"] < hpa["spec"]["minReplicas"], "drains can proceed"
+
+
+def test_the_ingress_sends_browsers_to_the_web_port_and_lets_watch_streams_flow():
+    objects = k8s_objects()
+    ingress = objects["Ingress"]
+    service = objects["Service"]
+    paths = [p for rule in ingress["spec"]["rules"] for p in rule["http"]["paths"]]
+    # One path, /, for the page and the RPCs under /belote.v1.TableService/ alike.
+    assert [(p["path"], p["pathType"]) for p in paths] == [("/", "Prefix")]
+    backend = paths[0]["backend"]["service"]
+    assert backend["name"] == service["metadata"]["name"]
+    web = {p["name"]: p for p in service["spec"]["ports"]}[backend["port"]["name"]]
+    assert web["port"] == WEB_PORT and web["appProtocol"] == "http"
+    notes = ingress["metadata"]["annotations"]
+    nginx = "nginx.ingress.kubernetes.io/"
+    assert ingress["spec"]["ingressClassName"] == "nginx"
+    # WatchTable is one long HTTP/1.1 response: unbuffered, and quiet for longer than nginx's
+    # default 60 s read timeout without being cut.
+    assert notes[nginx + "proxy-buffering"] == "off"
+    assert notes[nginx + "proxy-http-version"] == "1.1"
+    assert int(notes[nginx + "proxy-read-timeout"]) >= 600
+    assert "sticky" not in " ".join(notes) and "affinity" not in " ".join(notes)
 
 
 # -------------------------------------------------------------------------- alerts, dashboard

@@ -50,7 +50,8 @@ class ProtoTables:
         return self.app.requests.key(rpc, req, token, caller)
 
     async def create_table(self, req: tpb.CreateTableRequest, player_token: str | None = None, *,
-                           caller: Caller | None = None) -> tpb.CreateTableResponse:
+                           caller: Caller | None = None,
+                           bots_fill_at_us: int = 0) -> tpb.CreateTableResponse:
         key = self._key("CreateTable", req, None, caller or Caller(player_token=player_token))
         player = self.app.identity.player_id(player_token)
         preset = req.preset or "classic"
@@ -73,7 +74,7 @@ class ProtoTables:
             key, caller, player, name=req.name or f"{preset} table", preset=preset,
             options=rules.as_strings(), is_private=req.is_private, password=req.password,
             stake=req.stake, takeover_bot_level=req.takeover_bot_level or epb.BOT_LEVEL_NORMAL,
-            turn_timer_s=timer.seconds))
+            turn_timer_s=timer.seconds, bots_fill_at_us=bots_fill_at_us))
 
     async def list_tables(self, req: tpb.ListTablesRequest) -> tpb.ListTablesResponse:
         return await self.app.list_tables(page_size(req.page_size), req.page_token)

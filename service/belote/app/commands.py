@@ -27,6 +27,7 @@ class NewTable:
     stake: int = 0
     takeover_bot_level: int = 0
     turn_timer_s: int = 0
+    bots_fill_at_us: int = 0        # QuickPlay's: when bots fill the seats still empty (0: never)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,10 @@ tables in play) is made less often, so that looking takes at most BUSY_SHARE of 
 Two replicas playing the same bot move cannot both append it (the append's expected version
 and its request id ``bot-<sequence>``), so a table kicked here while its own replica still plays
 loses nothing: the lease only keeps the replicas from all doing the same sweep.
+
+The same holder fills the quick-play tables whose wait is over (TableCreated.bots_fill_time):
+each waiting table is loaded once per version to learn that time, and its empty seats get bots
+once it has passed, whichever replica opened it and whether or not that one still runs.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from dataclasses import dataclass
 import structlog
 
 from belote.store import StoreError
+from belote.table.state import WAITING
 
 from . import errors as err
 
@@ -31,6 +36,9 @@ BUSY_SHARE = 0.1        # with many tables a look takes long: then look less oft
 STALL_S = 0.5
 LEASE_S = 1.0
 BACKOFF_MAX_S = 30.0    # a table whose due bot still does not move is looked at this seldom
+FILL_PERIOD_S = 1.0     # between two looks at the waiting tables (a backstop: the opener fills
+                        # its tables on time itself, unless it is gone)
+FILL_RETRY_S = 1.0      # a table still waiting after its seats were filled is tried again then
 
 log = structlog.get_logger("belote.due_bots")
 
@@ -46,6 +54,16 @@ class _Seen:
     backoff_s: float = STALL_S
 
 
+def bots_fill_at_us(state) -> int | None:
+    """When bots fill the table's empty seats (a quick-play table still waiting for players,
+    unix microseconds); None for any other table."""
+    created = state.created
+    if state.status != WAITING or created is None or not created.HasField("bots_fill_time") \
+            or not state.free_seats():
+        return None
+    return created.bots_fill_time.ToMicroseconds()
+
+
 class DueBots:
     def __init__(self, store, clock: Callable[[], int], status: str, *, period_s: float = PERIOD_S,
                  stall_s: float = STALL_S, lease_s: float = LEASE_S):
@@ -55,14 +73,19 @@ class DueBots:
         self._seen: dict[str, _Seen] = {}       # empty while another process holds the lease
         self.looked_at = 0                      # tables loaded by the sweep (for tests, benches)
         self._interval_s = period_s             # between two looks (longer with many tables)
+        self.holds_lease = False
+        self._fills: dict[str, tuple[int, int | None]] = {}   # waiting table -> (version, fill at)
+        self._next_fill_us = 0
 
     async def stalled(self) -> list[str]:
         """The tables to look at now; none unless this process holds (or now takes) the lease.
         Right after taking it, every table in play is one: the last holder may have died."""
         now = self.clock()
         until = now + _us(max(self.lease_s, 2 * self._interval_s))    # held until the next look
-        if not await self.store.take_lease(LEASE, self.holder, 1, now, until):
+        self.holds_lease = await self.store.take_lease(LEASE, self.holder, 1, now, until)
+        if not self.holds_lease:
             self._seen.clear()
+            self._fills.clear()
             return []
         first = not self._seen
         seen, stalled = {}, []
@@ -88,14 +111,39 @@ class DueBots:
             seen.look_at_us = self.clock() + _us(seen.backoff_s)
             seen.backoff_s = min(seen.backoff_s * 2, BACKOFF_MAX_S)
 
+    async def fill_due(self, load: Callable[[str], Awaitable],
+                       fill: Callable[[str], Awaitable]) -> list[str]:
+        """Fill (``fill(table_id)``) the waiting tables whose bots_fill_time has passed; the tables
+        filled. Only while this process holds the lease (``stalled`` takes it), at most every
+        FILL_PERIOD_S."""
+        now = self.clock()
+        if not self.holds_lease or now < self._next_fill_us:
+            return []
+        self._next_fill_us = now + _us(FILL_PERIOD_S)
+        known, filled = {}, []
+        # Quick play opens public tables only: the listed ones.
+        for table_id, _entry, version in await self.store.list_index(status=WAITING, listed=True,
+                                                                     limit=10**7):
+            seen = self._fills.get(table_id)
+            if seen is None or seen[0] != version:
+                seen = (version, bots_fill_at_us(await load(table_id)))
+            if seen[1] is not None and now >= seen[1]:
+                await fill(table_id)
+                filled.append(table_id)
+                seen = (version, now + _us(FILL_RETRY_S))   # filled: its version moves on
+            known[table_id] = seen
+        self._fills = known
+        return filled
+
     async def run(self, load: Callable[[str], Awaitable], kick_if_due: Callable[[object], bool],
-                  closing: asyncio.Event) -> None:
+                  closing: asyncio.Event, fill: Callable[[str], Awaitable] | None = None) -> None:
         """Until ``closing``: every period, kick the bots of the stalled tables (``load`` a
-        table's state; ``kick_if_due(state)`` plays its bots if one is to act, and says so)."""
+        table's state; ``kick_if_due(state)`` plays its bots if one is to act, and says so),
+        and ``fill`` the quick-play tables whose wait is over."""
         failing = False
         while not closing.is_set():
             started = time.perf_counter()
-            listed_s = 0.0          # the look at the index (the loads of stalled tables aside)
+            listed_s = 0.0          # the looks at the index (the loads of stalled tables aside)
             try:
                 stalled = await self.stalled()
                 listed_s = time.perf_counter() - started
@@ -103,6 +151,10 @@ class DueBots:
                     state = await load(table_id)
                     self.looked_at += 1
                     self.looked(table_id, state.version, kick_if_due(state))
+                if fill is not None:
+                    filling = time.perf_counter()
+                    await self.fill_due(load, fill)
+                    listed_s += time.perf_counter() - filling
                 failing = False
             except (StoreError, err.AppError) as e:
                 if not failing:        # once per outage, not every period

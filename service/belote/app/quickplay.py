@@ -3,8 +3,10 @@ new table whose empty seats bots fill after a wait.
 
 Every seat is taken through the app's own JoinTable, so the table's log decides who gets a seat:
 two callers racing for the last one (on one replica or two) get one seat each or a refusal that
-sends the loser to the next table, never a fifth player. The bots are seated through AddBot
-with the new table's host token, by the process that opened the table.
+sends the loser to the next table, never a fifth player. The time bots fill a new table is
+written in its TableCreated (bots_fill_time): the process that opened it seats them then, and
+should it be gone, the due-bots sweep of another replica does (app/due_bots.py); both append
+under the same request ids, so the seats are filled once.
 """
 
 from __future__ import annotations
@@ -17,10 +19,15 @@ from collections import OrderedDict
 import structlog
 
 from belote.rules import InvalidOptions, rules_for
-from belote.table.state import WAITING
+from belote.table import request_ids
+from belote.table.decide import SeatBot
+from belote.table.state import EMPTY, WAITING
+from belote.v1 import events_pb2 as epb
 from belote.v1 import table_service_pb2 as tpb
 
 from . import errors as err
+from .deals import deciding
+from .due_bots import bots_fill_at_us
 from .requests import Caller, request_uuid
 from .tables import MAX_DISPLAY_NAME
 
@@ -28,7 +35,8 @@ DEFAULT_WAIT_S = 20.0
 QUICK_PLAY_NAME = "quick play"
 CANDIDATES = 50            # open tables looked at, newest first
 REMEMBERED_ANSWERS = 4096  # retries this process answers from memory
-BOT_TRIES = 5
+BOT_TRIES = 5              # seats lost to a racing join before the bots give up, this time
+BOT_FILL = "quick-play-bot"  # the request id of a bot filling seat N: quick-play-botN-<version>
 
 log = structlog.get_logger("belote.quickplay")
 
@@ -76,9 +84,10 @@ class QuickPlay:
         created = await self.app.create_table(tpb.CreateTableRequest(
             preset=preset, options=dict(req.options), name=QUICK_PLAY_NAME,
             request_id=derived_id(digits, "table")), player_token,
-            caller=who if caller or peer is not None else None)
+            caller=who if caller or peer is not None else None,
+            bots_fill_at_us=self.app.clock() + int(self.wait_s * 1_000_000))
         joined = await join(created.table_id)
-        self.app._spawn(self._fill_with_bots(created.table_id, created.host_token, digits))
+        self.app._spawn(self._fill_when_due(created.table_id))
         return self._remember(key, created.table_id, joined)
 
     def _remember(self, key: str, table_id: str, joined: tpb.JoinTableResponse) -> tpb.JoinTableResponse:
@@ -101,24 +110,38 @@ class QuickPlay:
                 found.append((summary.free_seats, table_id))
         return [table_id for _, table_id in sorted(found)]
 
-    async def _fill_with_bots(self, table_id: str, host_token: str, digits: str) -> None:
-        """After the wait, a bot on every seat still empty (humans who came meanwhile keep
-        theirs: a seat taken in between is refused to the bot, not to them)."""
-        await asyncio.sleep(self.wait_s)
-        for seat in range(4):
-            for _ in range(BOT_TRIES):
-                try:
-                    await self.app.add_bot(tpb.AddBotRequest(
-                        table_id=table_id, seat=seat, request_id=derived_id(digits, f"bot{seat}")),
-                        host_token)
-                    break
-                except err.AppError as e:
-                    if e.reason in err.RACES:  # a join raced the bot for this seat: look again
-                        continue
-                    if e.reason not in err.JOIN_MISSED:  # taken meanwhile: fine
-                        log.warning("quick play could not seat a bot", table_id=table_id,
-                                    seat=seat, reason=e.reason)
-                    break
+    async def _fill_when_due(self, table_id: str) -> None:
+        """Here, at the table's bots_fill_time (a retried opening finds the first one's time)."""
+        due_us = bots_fill_at_us(await self.app.tables.load(table_id))
+        if due_us is not None:
+            await asyncio.sleep(max(0.0, (due_us - self.app.clock()) / 1e6))
+            await fill_empty_seats(self.app, table_id)
+
+
+async def fill_empty_seats(app, table_id: str) -> int:
+    """A NORMAL bot on every seat still empty of a quick-play table whose wait is over (humans
+    who came meanwhile keep theirs: a join that races a bot makes the bot look again); how many
+    were seated. Each bot is the server's own move on the table at a version, so the opening
+    replica and the sweep of another one seating the same seat meet on one request id."""
+    seated = 0
+    for _ in range(4 + BOT_TRIES):
+        state = await app.tables.load(table_id)
+        due_us = bots_fill_at_us(state)
+        if due_us is None or app.clock() < due_us:
+            return seated
+        seat = next(i for i, s in enumerate(state.seats) if s.occupant == EMPTY)
+        try:
+            await app.tables.execute(table_id, request_ids.deadline(f"{BOT_FILL}{seat}", state.version),
+                                     deciding(SeatBot(seat, epb.BOT_LEVEL_NORMAL)), state.version)
+            seated += 1
+        except err.AppError as e:
+            # ABORTED: a join (or the other replica's bot) came first; FAILED_PRECONDITION: the
+            # seat was taken or the table left waiting. Either way: look again.
+            if e.reason not in err.RACES and e.reason not in err.JOIN_MISSED:
+                log.warning("quick play could not seat a bot", table_id=table_id, seat=seat,
+                            reason=e.reason)
+                return seated
+    return seated
 
 
 def derived_id(digits: str, step: str) -> str:

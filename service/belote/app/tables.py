@@ -149,7 +149,9 @@ class TableApp:
         for table_id, _entry, _version in await self.store.list_index(status=PLAYING, limit=100_000):
             self.bots.kick(table_id)
         self._spawn(self.deadlines.run())
-        self._spawn(self._due_bots.run(self.tables.load, self.bots.kick_if_due, self._closing))
+        from .quickplay import fill_empty_seats     # quickplay imports this module
+        self._spawn(self._due_bots.run(self.tables.load, self.bots.kick_if_due, self._closing,
+                                       fill=lambda table_id: fill_empty_seats(self, table_id)))
 
     def _spawn(self, coroutine) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -198,6 +200,8 @@ class TableApp:
             stake=ask.stake, takeover_bot_level=ask.takeover_bot_level,
             host_token_hash=sha256(host_token), turn_timer_seconds=ask.turn_timer_s,
             host_player_id=ask.player)
+        if ask.bots_fill_at_us:
+            created.bots_fill_time.FromMicroseconds(ask.bots_fill_at_us)
         if ask.is_private:
             created.password_salt = secrets.token_bytes(16)
             created.password_hash = await self._passwords.hash(ask.password, created.password_salt)
