@@ -24,7 +24,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from belote.store import EventStore, open_store
+from belote.store import Store, open_store
 from belote.store.chain import GENESIS_HASH
 
 
@@ -36,7 +36,7 @@ class SqliteBackend:
         self.path = tmp_path / "store.db"
         self.url = f"sqlite:///{self.path}"  # tmp_path is absolute: four slashes
 
-    def open(self) -> EventStore:
+    def open(self) -> Store:
         return open_store(self.url)
 
     def _raw(self) -> sqlite3.Connection:
@@ -97,7 +97,7 @@ class SqliteBackend:
     def make_head_stale(self, monkeypatch: pytest.MonkeyPatch, version: int) -> None:
         """Make the store's next append read `version` as the table's head, as a
         racing writer that read just before another commit would."""
-        import belote.store.sqlite as impl
+        import belote.store.sqlite.events as impl
 
         real = impl._select_head
         calls = []
@@ -162,7 +162,7 @@ class PostgresBackend:
                     raise
                 time.sleep(0.5)
 
-    def open(self) -> EventStore:
+    def open(self) -> Store:
         return open_store(self.url)
 
     def _raw(self) -> psycopg.Connection:
@@ -220,7 +220,7 @@ class PostgresBackend:
     def make_head_stale(self, monkeypatch: pytest.MonkeyPatch, version: int) -> None:
         """The store's append function, minus its head checks: it writes as if the table
         were at the expected version, like a writer whose read went stale."""
-        import belote.store.postgres as impl
+        import belote.store.postgres.events as impl
 
         with self._raw() as c:
             (source,) = c.execute(

@@ -1,4 +1,4 @@
-"""The EventStore contract. Every backend must pass every test here.
+"""The Store contract. Every backend must pass every test here.
 
 `store` is a fresh store on a fresh database; `backend` opens more stores on
 that same database and does the few raw operations below the interface.
@@ -35,7 +35,7 @@ T0 = 1_700_000_000_000_000  # a recorded_at_us
 
 async def append(store, table_id, expected, *payloads, request_id, at=T0, index=None):
     """Append one "e" event per payload."""
-    return await store.append(table_id, expected, [NewEvent("e", p) for p in payloads],
+    return await store.events.append(table_id, expected, [NewEvent("e", p) for p in payloads],
                               request_id=request_id, recorded_at_us=at, index=index)
 
 
@@ -43,24 +43,24 @@ async def filled(store, table_id="t", n=5):
     """A table with n events, one per request; returns its read."""
     for i in range(n):
         await append(store, table_id, i, f"p{i + 1}".encode(), request_id=f"r{i + 1}", at=T0 + i)
-    return await store.read(table_id)
+    return await store.events.read(table_id)
 
 
 # --- sequences and versions ------------------------------------------------
 
 
 async def test_a_new_table_is_empty_at_version_zero(store):
-    assert await store.version("t") == 0
-    assert await store.read("t") == []
+    assert await store.events.version("t") == 0
+    assert await store.events.read("t") == []
 
 
 async def test_events_get_gapless_sequences_from_one_with_all_fields(store):
-    r1 = await store.append("t", 0, [NewEvent("joined", b"\x01")], request_id="a",
+    r1 = await store.events.append("t", 0, [NewEvent("joined", b"\x01")], request_id="a",
                             recorded_at_us=T0)
-    r2 = await store.append("t", 1, [NewEvent("dealt", b"\x02", 3), NewEvent("bid", b"")],
+    r2 = await store.events.append("t", 1, [NewEvent("dealt", b"\x02", 3), NewEvent("bid", b"")],
                             request_id="b", recorded_at_us=T0 + 5)
 
-    events = await store.read("t")
+    events = await store.events.read("t")
     assert [(e.table_id, e.sequence, e.type, e.schema_version, e.payload, e.request_id,
              e.recorded_at_us) for e in events] == [
         ("t", 1, "joined", 1, b"\x01", "a", T0),
@@ -69,17 +69,17 @@ async def test_events_get_gapless_sequences_from_one_with_all_fields(store):
     ]
     assert r1 == AppendResult(events=(events[0],), duplicate=False)
     assert r2 == AppendResult(events=(events[1], events[2]), duplicate=False)
-    assert await store.version("t") == 3
+    assert await store.events.version("t") == 3
 
 
 async def test_read_after_a_sequence_and_with_a_limit(store):
     events = await filled(store, n=6)
     assert [e.sequence for e in events] == [1, 2, 3, 4, 5, 6]
-    assert await store.read("t", after_sequence=2, limit=3) == events[2:5]
-    assert await store.read("t", after_sequence=4) == events[4:]
-    assert await store.read("t", limit=2) == events[:2]
-    assert await store.read("t", after_sequence=6) == []
-    assert await store.read("t", limit=0) == []
+    assert await store.events.read("t", after_sequence=2, limit=3) == events[2:5]
+    assert await store.events.read("t", after_sequence=4) == events[4:]
+    assert await store.events.read("t", limit=2) == events[:2]
+    assert await store.events.read("t", after_sequence=6) == []
+    assert await store.events.read("t", limit=0) == []
 
 
 async def test_pages_of_a_log_split_requests_and_join_to_the_whole_log(store):
@@ -89,28 +89,28 @@ async def test_pages_of_a_log_split_requests_and_join_to_the_whole_log(store):
     await append(store, "t", 0, b"a1", b"a2", b"a3", request_id="a")
     await append(store, "t", 3, b"b1", b"b2", request_id="b")
     pages, seen = [], 0
-    while page := await store.read("t", after_sequence=seen, limit=2):
+    while page := await store.events.read("t", after_sequence=seen, limit=2):
         assert len(page) <= 2
         pages.append([e.payload for e in page])
         seen = page[-1].sequence
         if seen == 4:
             await append(store, "t", 5, b"c1", b"c2", b"c3", request_id="c")
     assert pages == [[b"a1", b"a2"], [b"a3", b"b1"], [b"b2", b"c1"], [b"c2", b"c3"]]
-    assert [e for p in pages for e in p] == [e.payload for e in await store.read("t")]
+    assert [e for p in pages for e in p] == [e.payload for e in await store.events.read("t")]
 
 
 async def test_tables_have_independent_sequences(store):
     await append(store, "a", 0, b"a1", b"a2", request_id="r1")
     await append(store, "b", 0, b"b1", request_id="r2")
-    assert [(e.sequence, e.payload) for e in await store.read("a")] == [(1, b"a1"), (2, b"a2")]
-    assert [(e.sequence, e.payload) for e in await store.read("b")] == [(1, b"b1")]
-    assert (await store.version("a"), await store.version("b")) == (2, 1)
+    assert [(e.sequence, e.payload) for e in await store.events.read("a")] == [(1, b"a1"), (2, b"a2")]
+    assert [(e.sequence, e.payload) for e in await store.events.read("b")] == [(1, b"b1")]
+    assert (await store.events.version("a"), await store.events.version("b")) == (2, 1)
 
 
 async def test_an_empty_append_is_a_value_error(store):
     with pytest.raises(ValueError):
-        await store.append("t", 0, [], request_id="r", recorded_at_us=T0)
-    assert await store.version("t") == 0
+        await store.events.append("t", 0, [], request_id="r", recorded_at_us=T0)
+    assert await store.events.version("t") == 0
 
 
 # --- optimistic concurrency ------------------------------------------------
@@ -123,8 +123,8 @@ async def test_a_wrong_expected_version_conflicts_and_writes_nothing(store, expe
         await append(store, "t", expected, b"x", request_id="late",
                      index=TableIndexEntry("playing", True, b"s"))
     assert (info.value.expected, info.value.actual) == (expected, 2)
-    assert await store.read("t") == before
-    assert await store.list_index() == []
+    assert await store.events.read("t") == before
+    assert await store.lobby.list_tables() == []
     # The failed request id was not consumed: it can still be appended.
     r = await append(store, "t", 2, b"x", request_id="late")
     assert (r.duplicate, [e.sequence for e in r.events]) == (False, [3])
@@ -135,7 +135,7 @@ async def test_the_database_rejects_a_duplicate_or_gapped_sequence(store, backen
     for sequence in (1, 2, 4):
         with pytest.raises(backend.integrity_error):
             backend.raw_insert_event("t", sequence)
-    assert [e.sequence for e in await store.read("t")] == [1, 2]
+    assert [e.sequence for e in await store.events.read("t")] == [1, 2]
 
 
 async def test_the_database_rejects_changing_or_deleting_events(store, backend):
@@ -144,7 +144,7 @@ async def test_the_database_rejects_changing_or_deleting_events(store, backend):
         backend.raw_modify_event("t", 1)
     with pytest.raises(backend.integrity_error):
         backend.raw_delete_event("t", 2)
-    assert await store.read("t") == before
+    assert await store.events.read("t") == before
 
 
 async def test_a_writer_with_a_stale_head_gets_a_version_conflict(store, backend, monkeypatch):
@@ -155,7 +155,7 @@ async def test_a_writer_with_a_stale_head_gets_a_version_conflict(store, backend
     with pytest.raises(VersionConflict) as info:
         await append(store, "t", 1, b"x", request_id="racer")
     assert (info.value.expected, info.value.actual) == (1, 3)
-    assert await store.read("t") == before
+    assert await store.events.read("t") == before
 
 
 async def racing_writers(stores, table_id, writers, appends_each):
@@ -170,7 +170,7 @@ async def racing_writers(stores, table_id, writers, appends_each):
             events = [NewEvent("e", f"{w}:{k}:{i}".encode()) for i in range(1 + (w + k) % 3)]
             while True:
                 try:
-                    await s.append(table_id, await s.version(table_id), events,
+                    await s.events.append(table_id, await s.events.version(table_id), events,
                                    request_id=f"w{w}-k{k}", recorded_at_us=T0 + k)
                     break
                 except VersionConflict:
@@ -187,7 +187,7 @@ def expected_payloads(writers, appends_each):
 
 
 async def check_race_result(store, table_id, writers, appends_each):
-    events = await store.read(table_id)
+    events = await store.events.read(table_id)
     payloads = expected_payloads(writers, appends_each)
     assert [e.sequence for e in events] == list(range(1, len(payloads) + 1))  # no gap
     assert sorted(e.payload for e in events) == payloads  # each exactly once
@@ -219,7 +219,7 @@ async def test_racing_writers_through_two_stores_on_one_database(store, backend)
     try:
         await racing_writers([store, other], "t", writers=16, appends_each=5)
         await check_race_result(store, "t", writers=16, appends_each=5)
-        assert await other.read("t") == await store.read("t")
+        assert await other.events.read("t") == await store.events.read("t")
     finally:
         await other.close()
 
@@ -230,9 +230,9 @@ async def test_16_racing_writers_each_through_its_own_store(store, backend):
     try:
         await racing_writers([store, *others], "t", writers=16, appends_each=6)
         await check_race_result(store, "t", writers=16, appends_each=6)
-        log = await store.read("t")
+        log = await store.events.read("t")
         for other in others:
-            assert await other.read("t") == log
+            assert await other.events.read("t") == log
     finally:
         await asyncio.gather(*(o.close() for o in others))
 
@@ -244,71 +244,71 @@ async def test_a_duplicate_request_returns_the_first_result_and_writes_nothing(s
     first = await append(store, "t", 0, b"a", b"b", request_id="r1", at=T0,
                          index=TableIndexEntry("waiting", True, b"first"))
     await append(store, "t", 2, b"c", request_id="r2", at=T0 + 1)
-    before = await store.read("t")
+    before = await store.events.read("t")
 
     # A retry: stale expected version, other events, other time, other index.
-    again = await store.append("t", 0, [NewEvent("other", b"zzz")], request_id="r1",
+    again = await store.events.append("t", 0, [NewEvent("other", b"zzz")], request_id="r1",
                                recorded_at_us=T0 + 99,
                                index=TableIndexEntry("finished", False, b"second"))
 
     assert again == AppendResult(events=first.events, duplicate=True)
     assert [(e.sequence, e.payload) for e in again.events] == [(1, b"a"), (2, b"b")]
-    assert await store.read("t") == before
-    assert await store.list_index() == [("t", TableIndexEntry("waiting", True, b"first"), 3)]
+    assert await store.events.read("t") == before
+    assert await store.lobby.list_tables() == [("t", TableIndexEntry("waiting", True, b"first"), 3)]
     # Also when the expected version happens to be current.
     again = await append(store, "t", 3, b"x", request_id="r2")
     assert again == AppendResult(events=(before[2],), duplicate=True)
-    assert await store.version("t") == 3
+    assert await store.events.version("t") == 3
 
 
 async def test_a_request_id_recorded_for_another_rpc_or_request_is_refused_and_writes_nothing(store):
-    first = await store.append("t", 0, [NewEvent("e", b"chat")], request_id="k",
+    first = await store.events.append("t", 0, [NewEvent("e", b"chat")], request_id="k",
                                recorded_at_us=T0, rpc="PostChat", fingerprint=b"f1")
-    before = await store.read("t")
+    before = await store.events.read("t")
     for rpc, fingerprint in (("JoinTable", b"f1"), ("PostChat", b"f2"), ("", b"")):
         with pytest.raises(RequestReused) as refused:
-            await store.append("t", 1, [NewEvent("e", b"join")], request_id="k",
+            await store.events.append("t", 1, [NewEvent("e", b"join")], request_id="k",
                                recorded_at_us=T0 + 1, rpc=rpc, fingerprint=fingerprint)
         assert refused.value.rpc == "PostChat"
         with pytest.raises(RequestReused):
-            await store.request_events("t", "k", rpc=rpc, fingerprint=fingerprint)
-    assert await store.read("t") == before
-    assert await store.request_events("t", "nope", rpc="Act", fingerprint=b"f") is None
+            await store.events.request_events("t", "k", rpc=rpc, fingerprint=fingerprint)
+    assert await store.events.read("t") == before
+    assert await store.events.request_events("t", "nope", rpc="Act", fingerprint=b"f") is None
     # The same RPC and fingerprint is a retry: the first result.
-    again = await store.append("t", 1, [NewEvent("e", b"other")], request_id="k",
+    again = await store.events.append("t", 1, [NewEvent("e", b"other")], request_id="k",
                                recorded_at_us=T0 + 2, rpc="PostChat", fingerprint=b"f1")
     assert again == AppendResult(events=first.events, duplicate=True)
-    assert await store.request_events("t", "k", rpc="PostChat", fingerprint=b"f1") == first.events
+    assert await store.events.request_events("t", "k", rpc="PostChat", fingerprint=b"f1") == first.events
     # A refused reuse in a batch of appends leaves the others alone.
     results = await asyncio.gather(
-        store.append("t", 1, [NewEvent("e", b"x")], request_id="k", recorded_at_us=T0,
+        store.events.append("t", 1, [NewEvent("e", b"x")], request_id="k", recorded_at_us=T0,
                      rpc="Act", fingerprint=b"f1"),
         append(store, "t", 1, b"next", request_id="k2"), return_exceptions=True)
     assert isinstance(results[0], RequestReused) and results[1].duplicate is False
-    assert [e.payload for e in await store.read("t")] == [b"chat", b"next"]
+    assert [e.payload for e in await store.events.read("t")] == [b"chat", b"next"]
 
 
 async def test_a_clients_request_id_names_a_request_of_one_table_only(store):
     # With an rpc (a client's request); the server's own moves ("bot-3") are per table.
-    await store.append("a", 0, [NewEvent("e", b"1")], request_id="k", recorded_at_us=T0,
+    await store.events.append("a", 0, [NewEvent("e", b"1")], request_id="k", recorded_at_us=T0,
                        rpc="PostChat", fingerprint=b"f")
     with pytest.raises(RequestReused) as refused:
-        await store.append("b", 0, [NewEvent("e", b"2")], request_id="k", recorded_at_us=T0,
+        await store.events.append("b", 0, [NewEvent("e", b"2")], request_id="k", recorded_at_us=T0,
                            rpc="PostChat", fingerprint=b"f")
     assert refused.value.rpc == "PostChat"
     with pytest.raises(RequestReused):
-        await store.request_events("b", "k", rpc="PostChat", fingerprint=b"f")
-    assert await store.read("b") == [] and await store.version("b") == 0
+        await store.events.request_events("b", "k", rpc="PostChat", fingerprint=b"f")
+    assert await store.events.read("b") == [] and await store.events.version("b") == 0
     assert (await append(store, "b", 0, b"own", request_id="k")).duplicate is False
 
 
 async def test_a_created_table_is_claimed_once_per_request_on_every_store(store, backend):
-    assert await store.claim_table("k1", "table-a") == "table-a"
-    assert await store.claim_table("k1", "table-b") == "table-a"
-    assert await store.claim_table("k2", "table-b") == "table-b"
+    assert await store.lobby.claim_table("k1", "table-a") == "table-a"
+    assert await store.lobby.claim_table("k1", "table-b") == "table-a"
+    assert await store.lobby.claim_table("k2", "table-b") == "table-b"
     other = backend.open()
     try:
-        assert await other.claim_table("k1", "table-c") == "table-a"
+        assert await other.lobby.claim_table("k1", "table-c") == "table-a"
     finally:
         await other.close()
 
@@ -317,8 +317,8 @@ async def test_request_ids_are_per_table(store):
     a = await append(store, "a", 0, b"1", request_id="same")
     b = await append(store, "b", 0, b"2", request_id="same")
     assert (a.duplicate, b.duplicate) == (False, False)
-    assert [e.payload for e in await store.read("a")] == [b"1"]
-    assert [e.payload for e in await store.read("b")] == [b"2"]
+    assert [e.payload for e in await store.events.read("a")] == [b"1"]
+    assert [e.payload for e in await store.events.read("b")] == [b"2"]
 
 
 # --- hash chain ------------------------------------------------------------
@@ -355,9 +355,9 @@ def test_different_events_never_hash_alike(a, b):
 
 async def test_stored_events_form_a_hash_chain(store):
     await append(store, "t", 0, b"a", request_id="r1", at=T0)
-    await store.append("t", 1, [NewEvent("x", b"b", 2), NewEvent("y", b"c")],
+    await store.events.append("t", 1, [NewEvent("x", b"b", 2), NewEvent("y", b"c")],
                        request_id="r2", recorded_at_us=T0 + 1)
-    events = await store.read("t")
+    events = await store.events.read("t")
     assert events[0].prev_hash == GENESIS_HASH
     for prev, e in zip([None, *events], events, strict=False):
         if prev is not None:
@@ -437,24 +437,24 @@ async def test_verify_chain_catches_an_inserted_event(store):
 async def test_wait_for_append_returns_at_once_when_already_past(store):
     await filled(store, n=3)
     start = time.monotonic()
-    assert await store.wait_for_append("t", 1, timeout=10) == 3
-    assert await store.wait_for_append("t", 2, timeout=None) == 3
+    assert await store.events.wait_for_append("t", 1, timeout=10) == 3
+    assert await store.events.wait_for_append("t", 2, timeout=None) == 3
     assert time.monotonic() - start < 0.5
 
 
 async def test_wait_for_append_times_out_with_the_current_version(store):
     await filled(store, n=2)
     start = time.monotonic()
-    assert await store.wait_for_append("t", 2, timeout=0.3) == 2
+    assert await store.events.wait_for_append("t", 2, timeout=0.3) == 2
     assert 0.3 <= time.monotonic() - start < 2
-    assert await store.wait_for_append("empty", 0, timeout=0) == 0
+    assert await store.events.wait_for_append("empty", 0, timeout=0) == 0
 
 
 async def test_wait_for_append_wakes_on_an_append(store):
     await filled(store, n=1)
-    waiters = [asyncio.create_task(store.wait_for_append("t", 1, timeout=30)) for _ in range(3)]
-    unlimited = asyncio.create_task(store.wait_for_append("t", 1, timeout=None))
-    other_table = asyncio.create_task(store.wait_for_append("other", 0, timeout=0.5))
+    waiters = [asyncio.create_task(store.events.wait_for_append("t", 1, timeout=30)) for _ in range(3)]
+    unlimited = asyncio.create_task(store.events.wait_for_append("t", 1, timeout=None))
+    other_table = asyncio.create_task(store.events.wait_for_append("other", 0, timeout=0.5))
     await asyncio.sleep(0.1)
     assert not any(w.done() for w in [*waiters, unlimited, other_table])
 
@@ -467,7 +467,7 @@ async def test_wait_for_append_wakes_on_an_append(store):
 
 async def test_wait_for_append_waits_past_after_sequence(store):
     await filled(store, n=1)
-    waiter = asyncio.create_task(store.wait_for_append("t", 2, timeout=30))
+    waiter = asyncio.create_task(store.events.wait_for_append("t", 2, timeout=30))
     await asyncio.sleep(0.05)
     await append(store, "t", 1, b"x", request_id="a")  # version 2: not past 2
     await asyncio.sleep(0.1)
@@ -480,7 +480,7 @@ async def test_wait_for_append_waits_past_after_sequence(store):
 async def test_wait_for_append_sees_an_append_right_after_its_version_check(store, monkeypatch):
     # The append lands between the waiter's version check and its wait: it
     # must still wake the waiter at once, not at the next periodic re-check.
-    real_version = store.version
+    real_version = store.events.version
     calls = 0
 
     async def version_then_append(table_id):
@@ -491,9 +491,9 @@ async def test_wait_for_append_sees_an_append_right_after_its_version_check(stor
             await append(store, "t", v, b"x", request_id="between")
         return v
 
-    monkeypatch.setattr(store, "version", version_then_append)
+    monkeypatch.setattr(store.events, "version", version_then_append)
     start = time.monotonic()
-    assert await store.wait_for_append("t", 0, timeout=30) == 1
+    assert await store.events.wait_for_append("t", 0, timeout=30) == 1
     assert time.monotonic() - start < 0.3
 
 
@@ -501,7 +501,7 @@ async def test_wait_for_append_sees_appends_through_another_store(store, backend
     # Another process writing the same database (here: another store object).
     other = backend.open()
     try:
-        waiter = asyncio.create_task(store.wait_for_append("t", 0, timeout=10))
+        waiter = asyncio.create_task(store.events.wait_for_append("t", 0, timeout=10))
         await asyncio.sleep(0.05)
         await append(other, "t", 0, b"x", request_id="elsewhere")
         async with asyncio.timeout(2):
@@ -522,25 +522,25 @@ async def test_the_index_is_upserted_with_appends_and_listed_newest_first(store)
     await append(store, "new", 0, b"1", b"2", request_id="r", at=T0 + 20, index=waiting)
     await append(store, "noindex", 0, b"1", request_id="r", at=T0 + 30)
 
-    assert await store.list_index() == [
+    assert await store.lobby.list_tables() == [
         ("new", waiting, 2), ("mid", private, 1), ("old", waiting, 1)]
-    assert await store.count_index() == 3
-    assert await store.count_index("waiting") == 3
+    assert await store.lobby.count_tables() == 3
+    assert await store.lobby.count_tables("waiting") == 3
 
     # Update "old": its entry changes, its place (first indexed) does not.
     await append(store, "old", 1, b"2", request_id="r2", at=T0 + 40, index=playing)
     # An append without an entry keeps the entry; the listed version follows.
     await append(store, "old", 2, b"3", request_id="r3", at=T0 + 50)
 
-    assert await store.list_index() == [
+    assert await store.lobby.list_tables() == [
         ("new", waiting, 2), ("mid", private, 1), ("old", playing, 3)]
-    assert await store.list_index(status="waiting") == [("new", waiting, 2), ("mid", private, 1)]
-    assert await store.list_index(status="waiting", listed=True) == [("new", waiting, 2)]
-    assert await store.list_index(listed=False) == [("mid", private, 1)]
-    assert await store.list_index(status="finished") == []
-    assert await store.list_index(limit=2) == [("new", waiting, 2), ("mid", private, 1)]
-    assert (await store.count_index("waiting"), await store.count_index("playing"),
-            await store.count_index("finished"), await store.count_index()) == (2, 1, 0, 3)
+    assert await store.lobby.list_tables(status="waiting") == [("new", waiting, 2), ("mid", private, 1)]
+    assert await store.lobby.list_tables(status="waiting", listed=True) == [("new", waiting, 2)]
+    assert await store.lobby.list_tables(listed=False) == [("mid", private, 1)]
+    assert await store.lobby.list_tables(status="finished") == []
+    assert await store.lobby.list_tables(limit=2) == [("new", waiting, 2), ("mid", private, 1)]
+    assert (await store.lobby.count_tables("waiting"), await store.lobby.count_tables("playing"),
+            await store.lobby.count_tables("finished"), await store.lobby.count_tables()) == (2, 1, 0, 3)
 
 
 # --- lifecycle -------------------------------------------------------------
@@ -550,14 +550,14 @@ async def test_data_survives_closing_and_reopening(backend):
     s = backend.open()
     await append(s, "t", 0, b"a", b"b", request_id="r1",
                  index=TableIndexEntry("playing", True, b"s"))
-    before = await s.read("t")
+    before = await s.events.read("t")
     await s.close()
 
     async with backend.open() as s:
-        assert await s.read("t") == before
-        assert await s.version("t") == 2
-        assert verify_chain(await s.read("t")) is None
-        assert await s.list_index() == [("t", TableIndexEntry("playing", True, b"s"), 2)]
+        assert await s.events.read("t") == before
+        assert await s.events.version("t") == 2
+        assert verify_chain(await s.events.read("t")) is None
+        assert await s.lobby.list_tables() == [("t", TableIndexEntry("playing", True, b"s"), 2)]
         again = await append(s, "t", 0, b"zzz", request_id="r1")  # request ids persist too
         assert again == AppendResult(events=tuple(before), duplicate=True)
         r = await append(s, "t", 2, b"c", request_id="r2")
@@ -571,7 +571,7 @@ async def test_migrations_are_idempotent_on_reopen(backend):
     assert len(latest) == 1 and latest[0] >= 1
     for _ in range(2):
         async with backend.open() as s:
-            assert [e.payload for e in await s.read("t")] == [b"a"]
+            assert [e.payload for e in await s.events.read("t")] == [b"a"]
         assert backend.schema_version() == latest
 
 
@@ -589,7 +589,7 @@ async def test_ping_close_and_async_with(backend):
     with pytest.raises(StoreUnavailable):
         await s.ping()
     with pytest.raises(StoreUnavailable):
-        await s.read("t")
+        await s.events.read("t")
     with pytest.raises(StoreUnavailable):
         await append(s, "t", 0, b"a", request_id="r")
     await s.close()  # idempotent
@@ -597,7 +597,7 @@ async def test_ping_close_and_async_with(backend):
 
 async def test_close_wakes_waiters_with_store_unavailable(backend):
     s = backend.open()
-    waiter = asyncio.create_task(s.wait_for_append("t", 0, timeout=30))
+    waiter = asyncio.create_task(s.events.wait_for_append("t", 0, timeout=30))
     await asyncio.sleep(0.05)
     await s.close()
     with pytest.raises(StoreUnavailable):
@@ -616,7 +616,7 @@ async def test_open_store_sqlite_urls(tmp_path, monkeypatch):
 
     absolute = tmp_path / "abs" / "a.db"
     async with open_store(f"sqlite:///{absolute}") as s:  # "sqlite:////..."
-        assert await s.version("t") == 0
+        assert await s.events.version("t") == 0
     assert absolute.is_file()
 
 
@@ -650,10 +650,10 @@ def test_unopenable_sqlite_path_is_store_unavailable(tmp_path):
 async def test_request_events_returns_what_a_request_appended_and_none_for_an_unknown_one(store):
     await append(store, "t", 0, b"a", request_id="r1")
     await append(store, "t", 1, b"b", b"c", request_id="r2")
-    found = await store.request_events("t", "r2")
+    found = await store.events.request_events("t", "r2")
     assert [(e.sequence, e.payload) for e in found] == [(2, b"b"), (3, b"c")]
-    assert await store.request_events("t", "nope") is None
-    assert await store.request_events("other", "r1") is None
+    assert await store.events.request_events("t", "nope") is None
+    assert await store.events.request_events("other", "r1") is None
 
 
 async def test_the_store_keeps_no_server_secret(store, backend):
@@ -670,7 +670,7 @@ async def test_migrating_a_store_of_before_deletes_its_secret_and_keeps_its_requ
         assert backend.settings() == {}
         assert secret not in backend.raw_bytes()
         # An old request (no fingerprint recorded) is still its own retry.
-        again = await store.append("t", 0, [NewEvent("e", b"zz")], request_id="r:old",
+        again = await store.events.append("t", 0, [NewEvent("e", b"zz")], request_id="r:old",
                                    recorded_at_us=T0, rpc="Act", fingerprint=b"f")
         assert again.duplicate and [e.payload for e in again.events] == [b"\x01"]
     finally:
@@ -681,33 +681,33 @@ async def test_migrating_a_store_of_before_deletes_its_secret_and_keeps_its_requ
 
 async def test_a_lease_scope_gives_at_most_limit_places_until_they_end(store):
     for holder in ("a", "b", "c"):
-        assert await store.take_lease("s", holder, 3, now_us=T0, until_us=T0 + 100)
-    assert not await store.take_lease("s", "d", 3, now_us=T0, until_us=T0 + 100)
-    assert await store.take_lease("s", "a", 3, now_us=T0, until_us=T0 + 200)   # a holder extends its own
-    assert await store.take_lease("other", "d", 3, now_us=T0, until_us=T0 + 100)  # scopes are apart
-    assert await store.count_leases("s", T0) == 3
-    await store.drop_lease("s", "b")
-    await store.drop_lease("s", "never there")
-    assert await store.count_leases("s", T0) == 2
-    assert await store.take_lease("s", "d", 3, now_us=T0, until_us=T0 + 100)
-    assert not await store.take_lease("s", "e", 3, now_us=T0 + 99, until_us=T0 + 200)
+        assert await store.leases.take("s", holder, 3, now_us=T0, until_us=T0 + 100)
+    assert not await store.leases.take("s", "d", 3, now_us=T0, until_us=T0 + 100)
+    assert await store.leases.take("s", "a", 3, now_us=T0, until_us=T0 + 200)   # a holder extends its own
+    assert await store.leases.take("other", "d", 3, now_us=T0, until_us=T0 + 100)  # scopes are apart
+    assert await store.leases.count("s", T0) == 3
+    await store.leases.drop("s", "b")
+    await store.leases.drop("s", "never there")
+    assert await store.leases.count("s", T0) == 2
+    assert await store.leases.take("s", "d", 3, now_us=T0, until_us=T0 + 100)
+    assert not await store.leases.take("s", "e", 3, now_us=T0 + 99, until_us=T0 + 200)
     # At T0 + 100 the leases of c and d have ended; a's (extended) and e's remain.
-    assert await store.take_lease("s", "e", 3, now_us=T0 + 100, until_us=T0 + 200)
-    assert await store.count_leases("s", T0 + 100) == 2
-    await store.extend_leases([("s", "a"), ("s", "e"), ("s", "gone")], until_us=T0 + 500)
-    assert await store.count_leases("s", T0 + 300) == 2
-    assert await store.count_leases("s", T0 + 500) == 0
+    assert await store.leases.take("s", "e", 3, now_us=T0 + 100, until_us=T0 + 200)
+    assert await store.leases.count("s", T0 + 100) == 2
+    await store.leases.extend([("s", "a"), ("s", "e"), ("s", "gone")], until_us=T0 + 500)
+    assert await store.leases.count("s", T0 + 300) == 2
+    assert await store.leases.count("s", T0 + 500) == 0
 
 
 async def test_ended_leases_of_every_scope_are_forgotten_at_once(store):
     # Scopes never taken again (one per caller) keep no rows: an ended lease, once dropped, is
     # not there to extend.
     for scope in ("caller-1", "caller-2"):
-        assert await store.take_lease(scope, "a", 5, now_us=T0, until_us=T0 + 100)
-    assert await store.take_lease("caller-3", "a", 5, now_us=T0, until_us=T0 + 300)
-    await store.drop_ended_leases(T0 + 100)
-    await store.extend_leases([("caller-1", "a"), ("caller-2", "a"), ("caller-3", "a")], T0 + 500)
-    assert [await store.count_leases(s, T0 + 200) for s in ("caller-1", "caller-2", "caller-3")] == [0, 0, 1]
+        assert await store.leases.take(scope, "a", 5, now_us=T0, until_us=T0 + 100)
+    assert await store.leases.take("caller-3", "a", 5, now_us=T0, until_us=T0 + 300)
+    await store.leases.drop_ended(T0 + 100)
+    await store.leases.extend([("caller-1", "a"), ("caller-2", "a"), ("caller-3", "a")], T0 + 500)
+    assert [await store.leases.count(s, T0 + 200) for s in ("caller-1", "caller-2", "caller-3")] == [0, 0, 1]
 
 
 async def test_leases_taken_at_once_through_many_stores_never_exceed_the_limit(store, backend):
@@ -715,24 +715,24 @@ async def test_leases_taken_at_once_through_many_stores_never_exceed_the_limit(s
     stores = [store, *(backend.open() for _ in range(5))]
     try:
         taken = await asyncio.gather(*(
-            s.take_lease("spectators", f"{i}-{j}", 12, now_us=T0, until_us=T0 + 10**6)
+            s.leases.take("spectators", f"{i}-{j}", 12, now_us=T0, until_us=T0 + 10**6)
             for i, s in enumerate(stores) for j in range(5)))
         assert sum(taken) == 12
         for s in stores:
-            assert await s.count_leases("spectators", T0) == 12
+            assert await s.leases.count("spectators", T0) == 12
     finally:
         await asyncio.gather(*(s.close() for s in stores[1:]))
 
 
 async def test_stop_waits_ends_every_wait_now_and_later_ones_at_once(store):
     await append(store, "t", 0, b"x", request_id="a")
-    waiter = asyncio.create_task(store.wait_for_append("t", 1, timeout=30))
+    waiter = asyncio.create_task(store.events.wait_for_append("t", 1, timeout=30))
     await asyncio.sleep(0.05)
     assert not waiter.done()
-    store.stop_waits()
+    store.events.stop_waits()
     async with asyncio.timeout(0.5):
         assert await waiter == 1
-        assert await store.wait_for_append("t", 1, timeout=30) == 1
+        assert await store.events.wait_for_append("t", 1, timeout=30) == 1
 
 
 async def test_appends_made_at_once_each_get_their_own_outcome(store):
@@ -751,6 +751,6 @@ async def test_appends_made_at_once_each_get_their_own_outcome(store):
     assert isinstance(results[5], VersionConflict)
     assert [(e.sequence, e.payload) for e in results[6].events] == [(2, b"second")]
     assert results[7].duplicate is True and [e.payload for e in results[7].events] == [b"first"]
-    assert [e.payload for e in await store.read("busy")] == [b"first", b"second"]
+    assert [e.payload for e in await store.events.read("busy")] == [b"first", b"second"]
     for i in range(5):
-        assert [e.payload for e in await store.read(f"t{i}")] == [f"p{i}".encode()]
+        assert [e.payload for e in await store.events.read(f"t{i}")] == [f"p{i}".encode()]

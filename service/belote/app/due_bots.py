@@ -61,12 +61,12 @@ class DueBots:
         Right after taking it, every table in play is one: the last holder may have died."""
         now = self.clock()
         until = now + _us(max(self.lease_s, 2 * self._interval_s))    # held until the next look
-        if not await self.store.take_lease(LEASE, self.holder, 1, now, until):
+        if not await self.store.leases.take(LEASE, self.holder, 1, now, until):
             self._seen.clear()
             return []
         first = not self._seen
         seen, stalled = {}, []
-        for table_id, _entry, version in await self.store.list_index(status=self.status, limit=10**7):
+        for table_id, _entry, version in await self.store.lobby.list_tables(status=self.status, limit=10**7):
             old = self._seen.get(table_id)
             if old is None or old.version != version:
                 old = _Seen(version, now if first else now + _us(self.stall_s))

@@ -203,7 +203,7 @@ class Ledgers:
         """The ledger folded at its current version (cached; only new events are read)."""
         cached = self._folds.get(log_id)
         version, value = (cached.version, cached.value) if cached else (0, initial())
-        new = await self.store.read(log_id, after_sequence=version)
+        new = await self.store.events.read(log_id, after_sequence=version)
         if cached and new and isinstance(value, dict):
             value = dict(value)                  # the cached fold is shared: never mutate it
         for stored in new:
@@ -226,7 +226,7 @@ class Ledgers:
             if not events:
                 return
             try:
-                await self.store.append(
+                await self.store.events.append(
                     log_id, version,
                     [NewEvent(e.WhichOneof("body"), e.SerializeToString(deterministic=True))
                      for e in events],
@@ -350,9 +350,9 @@ async def rebuild(store, starting_chips: int) -> Projection:
     """
     balances: dict[str, int] = {}
     games: list[RatedGame] = []
-    for table_id, _entry, _version in await store.list_index(limit=10_000_000):
+    for table_id, _entry, _version in await store.lobby.list_tables(limit=10_000_000):
         state = TableState(table_id)
-        for stored in await store.read(table_id):
+        for stored in await store.events.read(table_id):
             event = decode_stored(stored)
             evolve(state, event)
             kind = event.WhichOneof("body")

@@ -192,7 +192,7 @@ class TableApp:
     async def resume(self) -> None:
         """After a start: bots whose turn it is on tables in progress play on, and the disconnect
         deadlines written in the logs are enforced from now on."""
-        for table_id, _entry, _version in await self.store.list_index(status=PLAYING, limit=100_000):
+        for table_id, _entry, _version in await self.store.lobby.list_tables(status=PLAYING, limit=100_000):
             self._kick_bots(table_id)
         self._spawn(self._enforce_deadlines_forever())
         self._spawn(self._due_bots.run(self._load, self._kick_bots_if_due, self._closing))
@@ -218,8 +218,8 @@ class TableApp:
         """
         now_us = now_us or self.clock()
         if refresh:
-            listed = [*await self.store.list_index(status=PLAYING, limit=100_000),
-                      *await self.store.list_index(status=FINISHED, limit=100_000)]
+            listed = [*await self.store.lobby.list_tables(status=PLAYING, limit=100_000),
+                      *await self.store.lobby.list_tables(status=FINISHED, limit=100_000)]
             for table_id in self._deadlines.changed((t, v) for t, _entry, v in listed):
                 state = await self._load(table_id)
                 self._note_deadlines(state)
@@ -336,7 +336,7 @@ class TableApp:
 
     def shutdown(self) -> None:
         self._closing.set()
-        self.store.stop_waits()          # open watch streams end now: their clients move on
+        self.store.events.stop_waits()          # open watch streams end now: their clients move on
 
     # Tokens: derived from the server's key (from outside the store) and the caller-scoped
     # request key, so a retried request gets the same one back and nothing else derives it;
@@ -348,7 +348,7 @@ class TableApp:
     async def _table_id(self, request: RequestKey) -> str:
         """A random id for a new table; a retried CreateTable gets the one its request claimed."""
         try:
-            return await self.store.claim_table(request.key, base64.b32encode(
+            return await self.store.lobby.claim_table(request.key, base64.b32encode(
                 secrets.token_bytes(10)).decode().lower())
         except StoreUnavailable as e:
             raise err.AppError(err.UNAVAILABLE, "STORE_UNAVAILABLE", "the store cannot be reached") from e
@@ -360,7 +360,7 @@ class TableApp:
             return TableState(table_id)
         state = self._states.get(table_id)
         try:
-            new = await self.store.read(table_id, after_sequence=state.version if state else 0)
+            new = await self.store.events.read(table_id, after_sequence=state.version if state else 0)
         except StoreUnavailable as e:
             raise err.AppError(err.UNAVAILABLE, "STORE_UNAVAILABLE", "the store cannot be reached") from e
         if new:
@@ -398,7 +398,7 @@ class TableApp:
 
     async def _page(self, table_id: str, seen: int, upto: int) -> list:
         """Stored events ``seen``+1.. up to ``upto``, at most STREAM_PAGE of them."""
-        return await self.store.read(table_id, after_sequence=seen, limit=min(STREAM_PAGE, upto - seen))
+        return await self.store.events.read(table_id, after_sequence=seen, limit=min(STREAM_PAGE, upto - seen))
 
     async def _existing(self, table_id: str) -> TableState:
         if not table_id:
@@ -456,7 +456,7 @@ class TableApp:
                 _index_key(new_state) != _index_key(state) else None
             started = time.perf_counter()
             try:
-                result = await self.store.append(
+                result = await self.store.events.append(
                     table_id, state.version, [NewEvent(event_type(e), encode_body(e)) for e in events],
                     request_id=request_id, recorded_at_us=now_us, index=index,
                     rpc=rpc, fingerprint=fingerprint)
@@ -509,7 +509,7 @@ class TableApp:
         """Store health and games in progress, as the store says (so right after a restart too)."""
         try:
             await self.store.ping()
-            metrics.TABLES_ACTIVE.set(await self.store.count_index(PLAYING))
+            metrics.TABLES_ACTIVE.set(await self.store.lobby.count_tables(PLAYING))
             metrics.STORE_UP.set(1)
             return True
         except StoreError:
@@ -621,7 +621,7 @@ class TableApp:
         if req.page_size < 0:
             raise err.invalid("page_size", "page_size: must be 0 or more")
         limit = min(req.page_size or 50, 200)
-        rows = await self.store.list_index(status=WAITING, listed=True, limit=limit)
+        rows = await self.store.lobby.list_tables(status=WAITING, listed=True, limit=limit)
         return tpb.ListTablesResponse(tables=[tpb.TableSummary.FromString(e.summary) for _, e, _ in rows])
 
     async def join_table(self, req: tpb.JoinTableRequest, token: str | None,
@@ -795,7 +795,7 @@ class TableApp:
         if state.version == sequence - 1:
             redactor.prime(state)
             return redactor
-        for stored in await self.store.read(state.table_id, limit=sequence - 1):
+        for stored in await self.store.events.read(state.table_id, limit=sequence - 1):
             redactor.see(decode_stored(stored))
         return redactor
 
@@ -804,7 +804,7 @@ class TableApp:
         id was used for another request."""
         rpc, fingerprint = _origin(request)
         try:
-            return await self.store.request_events(table_id, str(request), rpc=rpc,
+            return await self.store.events.request_events(table_id, str(request), rpc=rpc,
                                                    fingerprint=fingerprint)
         except RequestReused as reuse:
             raise reused(reuse.rpc) from None
@@ -853,8 +853,8 @@ class TableApp:
                             yield shown
                     event = shown = None  # nor the last event and its copy
                 # No timeout: appends wake it (other processes' through the store's poller), and
-                # so does the shutdown (store.stop_waits).
-                upto = await self.store.wait_for_append(req.table_id, seen, timeout=None)
+                # so does the shutdown (store.events.stop_waits).
+                upto = await self.store.events.wait_for_append(req.table_id, seen, timeout=None)
         finally:
             metrics.WATCH_STREAMS.dec()
             if place is not None:
