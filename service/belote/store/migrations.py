@@ -12,7 +12,7 @@ from .base import StoreConfigError
 class Connection(Protocol):
     """What sqlite3's and psycopg's (blocking) connections both offer."""
 
-    def execute(self, sql: Any, *args: Any) -> Any: ...
+    def execute(self, sql: str, /) -> Any: ...
 
 
 def run_migrations(c: Connection, migrations: Sequence[Callable[[Any], None]]) -> int:

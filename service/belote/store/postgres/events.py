@@ -11,6 +11,7 @@ instead of writing, and the log hashes again (a second round trip).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -104,7 +105,7 @@ class PostgresEventLog(EventLog):
                     bytes(index.summary) if index else None, rpc, bytes(fingerprint))
             try:
                 outcome, version, head_hash, first, last, was_rpc = await self._db.run(
-                    lambda conn, args=args: _call_append(conn, args), retried=retried)
+                    functools.partial(_call_append, args=args), retried=retried)
             except psycopg.IntegrityError:
                 # The database refused the events: another writer got there first (the
                 # function's own checks make anything else a bug, and the database wins).
