@@ -1,49 +1,26 @@
-"""The Store contract. Every backend must pass every test here.
+"""The EventLog contract (store.events): sequences, conflicts, idempotency, waiting.
 
-`store` is a fresh store on a fresh database; `backend` opens more stores on
-that same database and does the few raw operations below the interface.
+`store` is a fresh store on a fresh database, run once per backend (conftest.py); `backend`
+opens more stores on that same database and does the few raw operations below the interface.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import hashlib
-import struct
 import time
 
 import pytest
 from belote.store import (
-    GENESIS_HASH,
     AppendResult,
     NewEvent,
     RequestReused,
-    StoreConfigError,
     StoredEvent,
-    StoreUnavailable,
     TableIndexEntry,
     VersionConflict,
-    event_hash,
-    open_store,
     verify_chain,
 )
-from hypothesis import given
-from hypothesis import strategies as st
 
-T0 = 1_700_000_000_000_000  # a recorded_at_us
-
-
-async def append(store, table_id, expected, *payloads, request_id, at=T0, index=None):
-    """Append one "e" event per payload."""
-    return await store.events.append(table_id, expected, [NewEvent("e", p) for p in payloads],
-                              request_id=request_id, recorded_at_us=at, index=index)
-
-
-async def filled(store, table_id="t", n=5):
-    """A table with n events, one per request; returns its read."""
-    for i in range(n):
-        await append(store, table_id, i, f"p{i + 1}".encode(), request_id=f"r{i + 1}", at=T0 + i)
-    return await store.events.read(table_id)
+from store_helpers import T0, append, filled
 
 
 # --- sequences and versions ------------------------------------------------
@@ -128,24 +105,6 @@ async def test_a_wrong_expected_version_conflicts_and_writes_nothing(store, expe
     # The failed request id was not consumed: it can still be appended.
     r = await append(store, "t", 2, b"x", request_id="late")
     assert (r.duplicate, [e.sequence for e in r.events]) == (False, [3])
-
-
-async def test_the_database_rejects_a_duplicate_or_gapped_sequence(store, backend):
-    await filled(store, n=2)
-    for sequence in (1, 2, 4):
-        with pytest.raises(backend.integrity_error):
-            backend.raw_insert_event("t", sequence)
-    assert [e.sequence for e in await store.events.read("t")] == [1, 2]
-
-
-async def test_the_database_rejects_changing_or_deleting_events(store, backend):
-    before = await filled(store, n=2)
-    with pytest.raises(backend.integrity_error):
-        backend.raw_modify_event("t", 1)
-    with pytest.raises(backend.integrity_error):
-        backend.raw_delete_event("t", 2)
-    assert await store.events.read("t") == before
-
 
 async def test_a_writer_with_a_stale_head_gets_a_version_conflict(store, backend, monkeypatch):
     # As if another writer committed between this writer's read and its insert:
@@ -301,134 +260,12 @@ async def test_a_clients_request_id_names_a_request_of_one_table_only(store):
     assert await store.events.read("b") == [] and await store.events.version("b") == 0
     assert (await append(store, "b", 0, b"own", request_id="k")).duplicate is False
 
-
-async def test_a_created_table_is_claimed_once_per_request_on_every_store(store, backend):
-    assert await store.lobby.claim_table("k1", "table-a") == "table-a"
-    assert await store.lobby.claim_table("k1", "table-b") == "table-a"
-    assert await store.lobby.claim_table("k2", "table-b") == "table-b"
-    other = backend.open()
-    try:
-        assert await other.lobby.claim_table("k1", "table-c") == "table-a"
-    finally:
-        await other.close()
-
-
 async def test_request_ids_are_per_table(store):
     a = await append(store, "a", 0, b"1", request_id="same")
     b = await append(store, "b", 0, b"2", request_id="same")
     assert (a.duplicate, b.duplicate) == (False, False)
     assert [e.payload for e in await store.events.read("a")] == [b"1"]
     assert [e.payload for e in await store.events.read("b")] == [b"2"]
-
-
-# --- hash chain ------------------------------------------------------------
-
-
-def documented_hash(prev, table_id, sequence, type_, schema_version, request_id, at, payload):
-    """The layout from belote.store.chain's docstring, re-implemented."""
-    def blob(b):
-        return struct.pack(">I", len(b)) + b
-    return hashlib.sha256(
-        prev + blob(table_id.encode()) + struct.pack(">Q", sequence) + blob(type_.encode())
-        + struct.pack(">I", schema_version) + blob(request_id.encode())
-        + struct.pack(">q", at) + blob(payload)).digest()
-
-
-def test_event_hash_follows_the_documented_layout():
-    h = event_hash(GENESIS_HASH, "t1", 1, "card_played", 1, "r1", 1700000000000000, b"\x01\x02")
-    assert h.hex() == "75223434ed2c3dd7b6df8f28f46654d5e874bd150d97244006a13e299ae5e251"
-    assert h == documented_hash(bytes(32), "t1", 1, "card_played", 1, "r1",
-                                1700000000000000, b"\x01\x02")
-    assert bytes(32) == GENESIS_HASH
-
-
-fields = st.tuples(st.text(max_size=6), st.integers(1, 2**64 - 1), st.text(max_size=6),
-                   st.integers(0, 2**32 - 1), st.text(max_size=6),
-                   st.integers(-(2**63), 2**63 - 1), st.binary(max_size=6))
-
-
-@given(fields, fields)
-def test_different_events_never_hash_alike(a, b):
-    # Length prefixes: moving bytes from one field to the next changes the hash.
-    assert (event_hash(GENESIS_HASH, *a) == event_hash(GENESIS_HASH, *b)) == (a == b)
-
-
-async def test_stored_events_form_a_hash_chain(store):
-    await append(store, "t", 0, b"a", request_id="r1", at=T0)
-    await store.events.append("t", 1, [NewEvent("x", b"b", 2), NewEvent("y", b"c")],
-                       request_id="r2", recorded_at_us=T0 + 1)
-    events = await store.events.read("t")
-    assert events[0].prev_hash == GENESIS_HASH
-    for prev, e in zip([None, *events], events, strict=False):
-        if prev is not None:
-            assert e.prev_hash == prev.hash
-        assert len(e.hash) == 32
-        assert e.hash == documented_hash(e.prev_hash, e.table_id, e.sequence, e.type,
-                                         e.schema_version, e.request_id, e.recorded_at_us,
-                                         e.payload)
-    assert verify_chain(events) is None
-    assert verify_chain([]) is None
-    # A slice verifies from the event before it.
-    assert verify_chain(events[1:], prev_hash=events[0].hash, after_sequence=1) is None
-    assert verify_chain(events[1:]) == 2
-
-
-@pytest.mark.parametrize("field, value", [
-    ("payload", b"forged"), ("type", "forged"), ("schema_version", 9),
-    ("request_id", "forged"), ("recorded_at_us", T0 + 1), ("table_id", "other"),
-    ("hash", bytes(32)), ("prev_hash", bytes(32)),
-])
-async def test_verify_chain_catches_a_changed_field(store, field, value):
-    events = await filled(store, n=5)
-    events[2] = dataclasses.replace(events[2], **{field: value})
-    assert verify_chain(events) == 3
-
-
-async def test_verify_chain_catches_a_rehashed_change_at_the_next_event(store):
-    events = await filled(store, n=5)
-    e = dataclasses.replace(events[2], payload=b"forged")
-    events[2] = dataclasses.replace(e, hash=documented_hash(
-        e.prev_hash, e.table_id, e.sequence, e.type, e.schema_version, e.request_id,
-        e.recorded_at_us, e.payload))
-    assert verify_chain(events) == 4
-
-
-async def test_verify_chain_catches_a_deleted_event(store):
-    events = await filled(store, n=5)
-    assert verify_chain(events[:2] + events[3:]) == 4  # gap
-    assert verify_chain(events[1:]) == 2  # the first one missing
-    # Renumbering the rest does not help: the prev_hash link is broken.
-    renumbered = events[:2] + [dataclasses.replace(e, sequence=e.sequence - 1) for e in events[3:]]
-    assert verify_chain(renumbered) == 3
-
-
-async def test_verify_chain_catches_swapped_events(store):
-    events = await filled(store, n=5)
-    assert verify_chain([events[0], events[1], events[3], events[2], events[4]]) == 4
-    # Swapped contents under the original sequence numbers.
-    swapped = [events[0], events[1],
-               dataclasses.replace(events[3], sequence=3),
-               dataclasses.replace(events[2], sequence=4),
-               events[4]]
-    assert verify_chain(swapped) == 3
-
-
-async def test_verify_chain_catches_an_inserted_event(store):
-    events = await filled(store, n=5)
-    p = events[1]
-    forged = StoredEvent("t", 3, "e", 1, b"forged", "evil", T0, p.hash,
-                         event_hash(p.hash, "t", 3, "e", 1, "evil", T0, b"forged"))
-    # A well-formed forged event 3 in front of the real one: duplicate sequence.
-    assert verify_chain(events[:2] + [forged] + events[2:]) == 3
-    # Renumbering the real ones after it: the next prev_hash no longer links.
-    shifted = [dataclasses.replace(e, sequence=e.sequence + 1) for e in events[2:]]
-    assert verify_chain(events[:2] + [forged] + shifted) == 4
-    # Appended at the end, with a correct link and hash, it verifies: the chain
-    # proves order and integrity, not authorship.
-    last = events[-1]
-    tail = StoredEvent("t", 6, "e", 1, b"x", "evil", T0, last.hash,
-                       event_hash(last.hash, "t", 6, "e", 1, "evil", T0, b"x"))
-    assert verify_chain(events + [tail]) is None
 
 
 # --- waiting for appends ---------------------------------------------------
@@ -510,140 +347,6 @@ async def test_wait_for_append_sees_appends_through_another_store(store, backend
         await other.close()
 
 
-# --- table index -----------------------------------------------------------
-
-
-async def test_the_index_is_upserted_with_appends_and_listed_newest_first(store):
-    waiting = TableIndexEntry("waiting", True, b"w")
-    playing = TableIndexEntry("playing", True, b"p")
-    private = TableIndexEntry("waiting", False, b"private")
-    await append(store, "old", 0, b"1", request_id="r", at=T0, index=waiting)
-    await append(store, "mid", 0, b"1", request_id="r", at=T0 + 10, index=private)
-    await append(store, "new", 0, b"1", b"2", request_id="r", at=T0 + 20, index=waiting)
-    await append(store, "noindex", 0, b"1", request_id="r", at=T0 + 30)
-
-    assert await store.lobby.list_tables() == [
-        ("new", waiting, 2), ("mid", private, 1), ("old", waiting, 1)]
-    assert await store.lobby.count_tables() == 3
-    assert await store.lobby.count_tables("waiting") == 3
-
-    # Update "old": its entry changes, its place (first indexed) does not.
-    await append(store, "old", 1, b"2", request_id="r2", at=T0 + 40, index=playing)
-    # An append without an entry keeps the entry; the listed version follows.
-    await append(store, "old", 2, b"3", request_id="r3", at=T0 + 50)
-
-    assert await store.lobby.list_tables() == [
-        ("new", waiting, 2), ("mid", private, 1), ("old", playing, 3)]
-    assert await store.lobby.list_tables(status="waiting") == [("new", waiting, 2), ("mid", private, 1)]
-    assert await store.lobby.list_tables(status="waiting", listed=True) == [("new", waiting, 2)]
-    assert await store.lobby.list_tables(listed=False) == [("mid", private, 1)]
-    assert await store.lobby.list_tables(status="finished") == []
-    assert await store.lobby.list_tables(limit=2) == [("new", waiting, 2), ("mid", private, 1)]
-    assert (await store.lobby.count_tables("waiting"), await store.lobby.count_tables("playing"),
-            await store.lobby.count_tables("finished"), await store.lobby.count_tables()) == (2, 1, 0, 3)
-
-
-# --- lifecycle -------------------------------------------------------------
-
-
-async def test_data_survives_closing_and_reopening(backend):
-    s = backend.open()
-    await append(s, "t", 0, b"a", b"b", request_id="r1",
-                 index=TableIndexEntry("playing", True, b"s"))
-    before = await s.events.read("t")
-    await s.close()
-
-    async with backend.open() as s:
-        assert await s.events.read("t") == before
-        assert await s.events.version("t") == 2
-        assert verify_chain(await s.events.read("t")) is None
-        assert await s.lobby.list_tables() == [("t", TableIndexEntry("playing", True, b"s"), 2)]
-        again = await append(s, "t", 0, b"zzz", request_id="r1")  # request ids persist too
-        assert again == AppendResult(events=tuple(before), duplicate=True)
-        r = await append(s, "t", 2, b"c", request_id="r2")
-        assert (r.events[0].sequence, r.events[0].prev_hash) == (3, before[1].hash)
-
-
-async def test_migrations_are_idempotent_on_reopen(backend):
-    async with backend.open() as s:
-        await append(s, "t", 0, b"a", request_id="r1")
-    latest = backend.schema_version()
-    assert len(latest) == 1 and latest[0] >= 1
-    for _ in range(2):
-        async with backend.open() as s:
-            assert [e.payload for e in await s.events.read("t")] == [b"a"]
-        assert backend.schema_version() == latest
-
-
-async def test_a_database_newer_than_the_code_is_refused(backend):
-    async with backend.open():
-        pass
-    backend.force_schema_version(backend.schema_version()[0] + 1)
-    with pytest.raises(StoreConfigError):
-        backend.open()
-
-
-async def test_ping_close_and_async_with(backend):
-    async with backend.open() as s:
-        assert await s.ping() is None
-    with pytest.raises(StoreUnavailable):
-        await s.ping()
-    with pytest.raises(StoreUnavailable):
-        await s.events.read("t")
-    with pytest.raises(StoreUnavailable):
-        await append(s, "t", 0, b"a", request_id="r")
-    await s.close()  # idempotent
-
-
-async def test_close_wakes_waiters_with_store_unavailable(backend):
-    s = backend.open()
-    waiter = asyncio.create_task(s.events.wait_for_append("t", 0, timeout=30))
-    await asyncio.sleep(0.05)
-    await s.close()
-    with pytest.raises(StoreUnavailable):
-        async with asyncio.timeout(1):
-            await waiter
-
-
-# --- open_store URLs (backend independent) -----------------------------------
-
-
-async def test_open_store_sqlite_urls(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    async with open_store("sqlite:///data/nested/rel.db") as s:  # relative; parents created
-        await append(s, "t", 0, b"a", request_id="r")
-    assert (tmp_path / "data" / "nested" / "rel.db").is_file()
-
-    absolute = tmp_path / "abs" / "a.db"
-    async with open_store(f"sqlite:///{absolute}") as s:  # "sqlite:////..."
-        assert await s.events.version("t") == 0
-    assert absolute.is_file()
-
-
-def test_open_store_postgresql_url_of_an_unreachable_server_is_store_unavailable():
-    # Port 1: nothing listens there, the connection is refused at once.
-    for url in ("postgresql://postgres@127.0.0.1:1/belote", "postgres://u:p@127.0.0.1:1/b"):
-        with pytest.raises(StoreUnavailable):
-            open_store(url)
-    with pytest.raises(StoreConfigError):
-        open_store("postgresql://127.0.0.1:1/belote?no_such_parameter=1")
-
-
-@pytest.mark.parametrize("url", ["", "belote.db", "sqlite://", "sqlite:///", "sqlite:///:memory:",
-                                 "sqlite:///x.db?mode=ro", "mysql://localhost/belote",
-                                 "SQLITE:///x.db"])
-def test_open_store_rejects_other_urls_naming_the_accepted_forms(url):
-    with pytest.raises(StoreConfigError) as info:
-        open_store(url)
-    assert "sqlite:///" in str(info.value) and "postgresql://" in str(info.value)
-
-
-def test_unopenable_sqlite_path_is_store_unavailable(tmp_path):
-    (tmp_path / "a_directory.db").mkdir()
-    with pytest.raises(StoreUnavailable):
-        open_store(f"sqlite:///{tmp_path}/a_directory.db")
-
-
 # --- requests --------------------------------------------------------------------------
 
 
@@ -654,75 +357,6 @@ async def test_request_events_returns_what_a_request_appended_and_none_for_an_un
     assert [(e.sequence, e.payload) for e in found] == [(2, b"b"), (3, b"c")]
     assert await store.events.request_events("t", "nope") is None
     assert await store.events.request_events("other", "r1") is None
-
-
-async def test_the_store_keeps_no_server_secret(store, backend):
-    # Keys come from outside the store: the settings of a migrated store hold none.
-    assert not hasattr(store, "server_secret")
-    assert backend.settings() == {}
-
-
-async def test_migrating_a_store_of_before_deletes_its_secret_and_keeps_its_requests(backend):
-    secret = bytes.fromhex("5ec7e7" * 10 + "ab")
-    backend.make_old_store(secret, ("t", "r:old"))
-    store = backend.open()
-    try:
-        assert backend.settings() == {}
-        assert secret not in backend.raw_bytes()
-        # An old request (no fingerprint recorded) is still its own retry.
-        again = await store.events.append("t", 0, [NewEvent("e", b"zz")], request_id="r:old",
-                                   recorded_at_us=T0, rpc="Act", fingerprint=b"f")
-        assert again.duplicate and [e.payload for e in again.events] == [b"\x01"]
-    finally:
-        await store.close()
-
-
-# --- leases ----------------------------------------------------------------
-
-async def test_a_lease_scope_gives_at_most_limit_places_until_they_end(store):
-    for holder in ("a", "b", "c"):
-        assert await store.leases.take("s", holder, 3, now_us=T0, until_us=T0 + 100)
-    assert not await store.leases.take("s", "d", 3, now_us=T0, until_us=T0 + 100)
-    assert await store.leases.take("s", "a", 3, now_us=T0, until_us=T0 + 200)   # a holder extends its own
-    assert await store.leases.take("other", "d", 3, now_us=T0, until_us=T0 + 100)  # scopes are apart
-    assert await store.leases.count("s", T0) == 3
-    await store.leases.drop("s", "b")
-    await store.leases.drop("s", "never there")
-    assert await store.leases.count("s", T0) == 2
-    assert await store.leases.take("s", "d", 3, now_us=T0, until_us=T0 + 100)
-    assert not await store.leases.take("s", "e", 3, now_us=T0 + 99, until_us=T0 + 200)
-    # At T0 + 100 the leases of c and d have ended; a's (extended) and e's remain.
-    assert await store.leases.take("s", "e", 3, now_us=T0 + 100, until_us=T0 + 200)
-    assert await store.leases.count("s", T0 + 100) == 2
-    await store.leases.extend([("s", "a"), ("s", "e"), ("s", "gone")], until_us=T0 + 500)
-    assert await store.leases.count("s", T0 + 300) == 2
-    assert await store.leases.count("s", T0 + 500) == 0
-
-
-async def test_ended_leases_of_every_scope_are_forgotten_at_once(store):
-    # Scopes never taken again (one per caller) keep no rows: an ended lease, once dropped, is
-    # not there to extend.
-    for scope in ("caller-1", "caller-2"):
-        assert await store.leases.take(scope, "a", 5, now_us=T0, until_us=T0 + 100)
-    assert await store.leases.take("caller-3", "a", 5, now_us=T0, until_us=T0 + 300)
-    await store.leases.drop_ended(T0 + 100)
-    await store.leases.extend([("caller-1", "a"), ("caller-2", "a"), ("caller-3", "a")], T0 + 500)
-    assert [await store.leases.count(s, T0 + 200) for s in ("caller-1", "caller-2", "caller-3")] == [0, 0, 1]
-
-
-async def test_leases_taken_at_once_through_many_stores_never_exceed_the_limit(store, backend):
-    # As 6 replicas would, each with 5 viewers arriving at the same moment, for 12 places.
-    stores = [store, *(backend.open() for _ in range(5))]
-    try:
-        taken = await asyncio.gather(*(
-            s.leases.take("spectators", f"{i}-{j}", 12, now_us=T0, until_us=T0 + 10**6)
-            for i, s in enumerate(stores) for j in range(5)))
-        assert sum(taken) == 12
-        for s in stores:
-            assert await s.leases.count("spectators", T0) == 12
-    finally:
-        await asyncio.gather(*(s.close() for s in stores[1:]))
-
 
 async def test_stop_waits_ends_every_wait_now_and_later_ones_at_once(store):
     await append(store, "t", 0, b"x", request_id="a")
