@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +23,10 @@ class StoredEvent:
     recorded_at_us: int  # unix microseconds, given by the caller
     prev_hash: bytes  # 32-byte sha256 chain, see belote.store.chain
     hash: bytes
+
+
+# The events table's columns, in StoredEvent's order: both schemas name them so.
+EVENT_COLUMNS = ", ".join(f.name for f in fields(StoredEvent))
 
 
 @dataclass(frozen=True, slots=True)

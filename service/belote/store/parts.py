@@ -24,6 +24,14 @@ def check_append(events: Sequence[NewEvent], expected_version: int, request_id: 
         raise ValueError("request_id must not be empty")
 
 
+def same_request(recorded_rpc: str | None, recorded_fingerprint: bytes | None, rpc: str,
+                 fingerprint: bytes) -> bool:
+    """Whether a request id's recorded request is this one (a row from before fingerprints,
+    with NULL ones, matches any): else the id is RequestReused."""
+    return recorded_fingerprint is None or (recorded_rpc, bytes(recorded_fingerprint)) == (
+        rpc, bytes(fingerprint))
+
+
 def check_limit(limit: int | None) -> None:
     if limit is not None and limit < 0:
         raise ValueError("limit must be >= 0")

@@ -18,6 +18,7 @@ from typing import Any
 import psycopg
 
 from ..base import (
+    EVENT_COLUMNS,
     AppendResult,
     NewEvent,
     RequestReused,
@@ -26,16 +27,14 @@ from ..base import (
     VersionConflict,
 )
 from ..chain import GENESIS_HASH, chain_events
-from ..parts import EventLog, check_append, check_limit
+from ..parts import EventLog, check_append, check_limit, same_request
 from ..waiters import Waiters
 from .database import PostgresDatabase
 
-_EVENT_COLUMNS = ("table_id, sequence, type, schema_version, payload, request_id,"
-                  " recorded_at_us, prev_hash, hash")
-_SELECT_EVENTS = (f"SELECT {_EVENT_COLUMNS} FROM events WHERE table_id = %s AND sequence > %s"
+_SELECT_EVENTS = (f"SELECT {EVENT_COLUMNS} FROM events WHERE table_id = %s AND sequence > %s"
                   " ORDER BY sequence LIMIT %s")
 _SELECT_REQUEST_EVENTS = (
-    f"SELECT {', '.join('e.' + c.strip() for c in _EVENT_COLUMNS.split(','))}, r.rpc, r.fingerprint"
+    f"SELECT {', '.join('e.' + c.strip() for c in EVENT_COLUMNS.split(','))}, r.rpc, r.fingerprint"
     " FROM requests r JOIN events e ON e.table_id = r.table_id"
     " AND e.sequence BETWEEN r.first_sequence AND r.last_sequence"
     " WHERE r.table_id = %s AND r.request_id = %s ORDER BY e.sequence")
@@ -180,8 +179,7 @@ class PostgresEventLog(EventLog):
                         raise RequestReused(table_id, request_id, elsewhere[0])
                 return None
             was_rpc, was_fingerprint = rows[0][-2:]
-            # As belote_append: a row from before fingerprints matches any request.
-            if was_fingerprint is not None and (was_rpc, bytes(was_fingerprint)) != (rpc, bytes(fingerprint)):
+            if not same_request(was_rpc, was_fingerprint, rpc, fingerprint):  # as belote_append
                 raise RequestReused(table_id, request_id, was_rpc or "")
             return tuple(StoredEvent(*r[:-2]) for r in rows)
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..base import (
+    EVENT_COLUMNS,
     AppendResult,
     NewEvent,
     RequestReused,
@@ -19,19 +20,17 @@ from ..base import (
     VersionConflict,
 )
 from ..chain import GENESIS_HASH, chain_events
-from ..parts import EventLog, check_append, check_limit
+from ..parts import EventLog, check_append, check_limit, same_request
 from ..waiters import Waiters
 from .database import SqliteDatabase
 
-_EVENT_COLUMNS = ("table_id, sequence, type, schema_version, payload, request_id,"
-                  " recorded_at_us, prev_hash, hash")
 
 
 def _select_events(
     c: sqlite3.Connection, table_id: str, after: int, limit: int
 ) -> list[StoredEvent]:
     rows = c.execute(
-        f"SELECT {_EVENT_COLUMNS} FROM events WHERE table_id = ? AND sequence > ?"
+        f"SELECT {EVENT_COLUMNS} FROM events WHERE table_id = ? AND sequence > ?"
         " ORDER BY sequence LIMIT ?", (table_id, after, limit)).fetchall()
     return [StoredEvent(*r) for r in rows]
 
@@ -87,7 +86,7 @@ def _recorded_request(c: sqlite3.Connection, table_id: str, request_id: str, rpc
             raise RequestReused(table_id, request_id, elsewhere[0])
         return None
     first, last, was_rpc, was_fingerprint = row
-    if was_fingerprint is not None and (was_rpc, bytes(was_fingerprint)) != (rpc, fingerprint):
+    if not same_request(was_rpc, was_fingerprint, rpc, fingerprint):
         raise RequestReused(table_id, request_id, was_rpc)
     return first, last
 
@@ -107,7 +106,7 @@ def _append_one(c: sqlite3.Connection, p: _PendingAppend) -> AppendResult:
     stored = chain_events(p.table_id, p.expected, prev_hash, p.events, p.request_id,
                           p.recorded_at_us)
     try:
-        c.executemany(f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
+        c.executemany(f"INSERT INTO events ({EVENT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
                       [(s.table_id, s.sequence, s.type, s.schema_version, s.payload,
                         s.request_id, s.recorded_at_us, s.prev_hash, s.hash) for s in stored])
     except sqlite3.IntegrityError:
