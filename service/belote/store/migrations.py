@@ -15,7 +15,7 @@ class Connection(Protocol):
     def execute(self, sql: str, /) -> Any: ...
 
 
-def run_migrations(c: Connection, migrations: Sequence[Callable[[Any], None]]) -> int:
+def run_migrations(c: Connection, migrations: Sequence[Callable[[Any], object]]) -> int:
     """Bring the schema to len(migrations); returns the version it was at. The caller holds
     the lock that makes one process migrate at a time, and commits."""
     c.execute("CREATE TABLE IF NOT EXISTS schema_version ("

@@ -9,6 +9,7 @@ with the first awaited call.
 
 from __future__ import annotations
 
+from ..parts import Store
 from .database import (
     CHANNEL,
     POOL_MAX_SIZE,
@@ -19,7 +20,6 @@ from .database import (
 from .events import PostgresEventLog
 from .lobby import PostgresLeases, PostgresLobby
 from .schema import MIGRATIONS
-from ..parts import Store
 
 __all__ = ["CHANNEL", "MIGRATIONS", "PostgresStore"]
 

@@ -3,7 +3,7 @@ function), and the runner that applies them as a store opens, one replica at a t
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 import psycopg
 
@@ -13,7 +13,7 @@ from ..migrations import run_migrations
 MIGRATION_LOCK = 0x62656C6F7465
 _GENESIS_SQL = "'\\x" + "00" * 32 + "'::bytea"
 
-
+# Migration n is MIGRATIONS[n - 1]. Append new ones; never edit a released one.
 
 _M1_INITIAL = f"""
 CREATE TABLE table_heads (
@@ -309,5 +309,5 @@ def migrate(conninfo: str) -> None:
         run_migrations(c, [_executes(sql) for sql in MIGRATIONS])
 
 
-def _executes(sql: str) -> Any:
+def _executes(sql: str) -> Callable[[psycopg.Connection], object]:
     return lambda c: c.execute(sql)
