@@ -111,14 +111,15 @@ class SqliteBackend:
         racing writer that read just before another commit would."""
         import belote.store.sqlite.events as impl
 
-        real = impl._select_head
+        real = impl._select_head_and_request
         calls = []
 
-        def stale(c, table_id):
+        def stale(c, table_id, request_id, rpc):
             calls.append(table_id)
-            return (version, GENESIS_HASH) if len(calls) == 1 else real(c, table_id)
+            head = real(c, table_id, request_id, rpc)
+            return (version, GENESIS_HASH, *head[2:]) if len(calls) == 1 else head
 
-        monkeypatch.setattr(impl, "_select_head", stale)
+        monkeypatch.setattr(impl, "_select_head_and_request", stale)
 
 
 ADMIN_URL = os.environ.get("BELOTE_TEST_POSTGRES",

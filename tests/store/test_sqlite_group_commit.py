@@ -146,6 +146,8 @@ async def test_a_database_error_in_one_append_fails_its_whole_commit(tmp_path):
 
 
 async def test_an_append_the_log_constraints_refuse_is_a_conflict_and_leaves_nothing(tmp_path):
+    import belote.store.sqlite.events as impl
+
     # The write lock makes a stale head impossible; were it read stale all the same, the log's
     # primary key refuses the events, and the append is a conflict that wrote nothing.
     from belote.store import VersionConflict
@@ -156,8 +158,8 @@ async def test_an_append_the_log_constraints_refuse_is_a_conflict_and_leaves_not
     class StaleHead(_Connection):
         """The table's head reads as an empty table's."""
         def execute(self, sql, *args):
-            if sql.startswith("SELECT sequence, hash FROM events"):
-                return real.execute("SELECT 0, zeroblob(32) WHERE ?", (1,))
+            if sql == impl._HEAD_AND_REQUEST:
+                return real.execute("SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL")
             return real.execute(sql, *args)
 
     store.database.writer_conn = StaleHead(real)

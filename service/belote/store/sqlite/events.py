@@ -9,6 +9,7 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..base import (
     EVENT_COLUMNS,
@@ -51,11 +52,25 @@ def _select_versions(c: sqlite3.Connection, table_ids: list[str]) -> dict[str, i
     return versions
 
 
-def _select_head(c: sqlite3.Connection, table_id: str) -> tuple[int, bytes]:
-    """(version, hash of the last event) -- what the next event chains onto."""
-    row = c.execute("SELECT sequence, hash FROM events WHERE table_id = ?"
-                    " ORDER BY sequence DESC LIMIT 1", (table_id,)).fetchone()
-    return (row[0], row[1]) if row else (0, GENESIS_HASH)
+# What an append reads first, in one statement: the table's head (what the next event chains
+# onto), the request's row if this table has one, else a client's request of this id elsewhere.
+_HEAD_AND_REQUEST = (
+    "SELECT h.sequence, h.hash, r.first_sequence, r.last_sequence, r.rpc, r.fingerprint,"
+    " CASE WHEN ?3 <> '' AND r.request_id IS NULL THEN"
+    " (SELECT o.rpc FROM requests o WHERE o.request_id = ?2 AND o.rpc <> '') END"
+    " FROM (SELECT 1)"
+    " LEFT JOIN (SELECT sequence, hash FROM events WHERE table_id = ?1"
+    " ORDER BY sequence DESC LIMIT 1) h ON 1"
+    " LEFT JOIN requests r ON r.table_id = ?1 AND r.request_id = ?2")
+
+
+def _select_head_and_request(c: sqlite3.Connection, table_id: str, request_id: str,
+                             rpc: str) -> tuple[int, bytes, tuple[Any, ...], str | None]:
+    """(version, hash of the last event, the request's (first, last, rpc, fingerprint) or
+    NULLs, the rpc of a client's request of this id on another table)."""
+    row = c.execute(_HEAD_AND_REQUEST, (table_id, request_id, rpc)).fetchone()
+    version, head_hash = (row[0], row[1]) if row[0] is not None else (0, GENESIS_HASH)
+    return version, head_hash, row[2:6], row[6]
 
 
 @dataclass(frozen=True)
@@ -74,18 +89,27 @@ class _PendingAppend:
 
 def _recorded_request(c: sqlite3.Connection, table_id: str, request_id: str, rpc: str,
                       fingerprint: bytes) -> tuple[int, int] | None:
-    """(first, last sequence) of a recorded request, None if there is none; RequestReused if
-    it was recorded for another RPC or request, or (a client's) on another table (a row from
-    before fingerprints matches any)."""
+    """(first, last sequence) of a recorded request, None if there is none (see _found)."""
     row = c.execute("SELECT first_sequence, last_sequence, rpc, fingerprint FROM requests"
                     " WHERE table_id = ? AND request_id = ?", (table_id, request_id)).fetchone()
-    if row is None:
-        elsewhere = rpc and c.execute("SELECT rpc FROM requests WHERE request_id = ? AND rpc <> ''",
-                                      (request_id,)).fetchone()
+    elsewhere = None
+    if row is None and rpc:
+        other = c.execute("SELECT rpc FROM requests WHERE request_id = ? AND rpc <> ''",
+                          (request_id,)).fetchone()
+        elsewhere = other[0] if other else None
+    return _found(table_id, request_id, rpc, fingerprint, row, elsewhere)
+
+
+def _found(table_id: str, request_id: str, rpc: str, fingerprint: bytes,
+           recorded: Sequence[Any] | None, elsewhere: str | None) -> tuple[int, int] | None:
+    """(first, last sequence) of the request's row `recorded` (None or NULLs: there is none);
+    RequestReused if it was recorded for another RPC or request, or (a client's, `elsewhere`:
+    the RPC it was for) on another table."""
+    if recorded is None or recorded[0] is None:
         if elsewhere:
-            raise RequestReused(table_id, request_id, elsewhere[0])
+            raise RequestReused(table_id, request_id, elsewhere)
         return None
-    first, last, was_rpc, was_fingerprint = row
+    first, last, was_rpc, was_fingerprint = recorded
     if not same_request(was_rpc, was_fingerprint, rpc, fingerprint):
         raise RequestReused(table_id, request_id, was_rpc)
     return first, last
@@ -95,12 +119,13 @@ def _append_one(c: sqlite3.Connection, p: _PendingAppend) -> AppendResult:
     """One append inside the writer's open transaction (see EventLog.append). A refusal
     (VersionConflict, RequestReused, ValueError) writes nothing; any other error concerns the database
     itself, and fails the whole transaction (see _commit_queued)."""
+    version, prev_hash, row, elsewhere = _select_head_and_request(c, p.table_id, p.request_id,
+                                                                  p.rpc)
     # The request first: a retry is known by it (whatever the table's version now).
-    recorded = _recorded_request(c, p.table_id, p.request_id, p.rpc, p.fingerprint)
+    recorded = _found(p.table_id, p.request_id, p.rpc, p.fingerprint, row, elsewhere)
     if recorded is not None:
         first, last = recorded
         return AppendResult(tuple(_select_events(c, p.table_id, first - 1, last - first + 1)), True)
-    version, prev_hash = _select_head(c, p.table_id)
     if version != p.expected:
         raise VersionConflict(p.expected, version)
     stored = chain_events(p.table_id, p.expected, prev_hash, p.events, p.request_id,
