@@ -14,7 +14,7 @@ import jwt
 from belote.api.server import start
 from belote.app.server_key import read_key_file
 from belote.app.tables import TableApp
-from belote.store import SqliteEventStore
+from belote.store import SqliteStore
 from belote.v1 import table_service_pb2 as pb
 from belote.v1 import table_service_pb2_grpc
 from players import Table, rid
@@ -43,7 +43,7 @@ async def embedded_server(workdir: Path, **app_options):
 @contextlib.asynccontextmanager
 async def embedded_address(workdir: Path, **app_options):
     """(app, address) of such a server, for a test that makes its own channels."""
-    store = SqliteEventStore(str(workdir / "belote.db"))
+    store = SqliteStore(str(workdir / "belote.db"))
     # The session's key (tests/conftest.py): replicas on one workdir share it, as they must.
     key = read_key_file(os.environ["BELOTE_KEY_FILE"])
     app = TableApp(store, **{"auth_secret": AUTH_SECRET, "server_key": key, **app_options})

@@ -10,7 +10,7 @@ import contextlib
 import grpc
 import pytest
 from belote.app.limits import Spectators
-from belote.store import SqliteEventStore
+from belote.store import SqliteStore
 from belote.v1 import table_service_pb2 as pb
 from embedded import embedded_server
 from peers import caller_from
@@ -197,7 +197,7 @@ async def test_wrong_passwords_tried_on_two_replicas_count_together(tmp_path):
 
 async def test_the_places_of_a_replica_that_died_run_out(tmp_path):
     now = [1_000_000_000_000_000]
-    store = SqliteEventStore(str(tmp_path / "belote.db"))
+    store = SqliteStore(str(tmp_path / "belote.db"))
     try:
         alive = Spectators(store, lambda: now[0], limit=2, lease_s=30)
         dead = Spectators(store, lambda: now[0], limit=2, lease_s=30)
@@ -216,7 +216,7 @@ async def test_the_places_of_a_replica_that_died_run_out(tmp_path):
 
 
 async def test_one_caller_takes_its_share_of_the_places_and_no_more(tmp_path):
-    store = SqliteEventStore(str(tmp_path / "belote.db"))
+    store = SqliteStore(str(tmp_path / "belote.db"))
     try:
         places = Spectators(store, lambda: 1_000_000_000_000_000, limit=4, per_caller=2)
         mine = [await places.enter("t", "stranger") for _ in range(2)]

@@ -5,7 +5,7 @@ not again at that version once found waiting for a human."""
 from __future__ import annotations
 
 from belote.app.due_bots import DueBots
-from belote.store import NewEvent, SqliteEventStore, TableIndexEntry
+from belote.store import NewEvent, SqliteStore, TableIndexEntry
 
 S = 1_000_000
 
@@ -19,13 +19,13 @@ class Clock:
 
 
 async def _move(store, table_id: str) -> None:
-    await store.append(table_id, await store.version(table_id), [NewEvent("x", b"")],
-                       request_id=f"r{await store.version(table_id)}", recorded_at_us=0,
+    await store.events.append(table_id, await store.events.version(table_id), [NewEvent("x", b"")],
+                       request_id=f"r{await store.events.version(table_id)}", recorded_at_us=0,
                        index=TableIndexEntry("playing", False, b""))
 
 
 async def test_one_replica_looks_at_tables_that_stood_still_and_not_again_once_seen_waiting(tmp_path):
-    store = SqliteEventStore(str(tmp_path / "due.db"))
+    store = SqliteStore(str(tmp_path / "due.db"))
     clock = Clock()
     try:
         a, b = DueBots(store, clock, "playing"), DueBots(store, clock, "playing")

@@ -15,7 +15,7 @@ import grpc
 import pytest
 from belote.api.server import LIVENESS, start
 from belote.app.tables import TableApp
-from belote.store import SqliteEventStore, StoreUnavailable
+from belote.store import SqliteStore, StoreUnavailable
 from belote.v1 import cards_pb2, table_service_pb2_grpc
 from belote.v1 import table_service_pb2 as pb
 from google.protobuf import json_format
@@ -42,7 +42,7 @@ async def test_health_is_serving(server):
 async def test_liveness_stays_serving_while_the_store_is_unreachable(tmp_path):
     # A database outage makes the server unready (no calls for it), not dead: a liveness probe
     # that followed the store would restart every replica at once, for nothing.
-    store = SqliteEventStore(str(tmp_path / "belote.db"))
+    store = SqliteStore(str(tmp_path / "belote.db"))
     app = TableApp(store)
     running = await start("127.0.0.1:0", app, store_check_s=0.05)
     try:

@@ -14,7 +14,7 @@ from belote.api import backpressure
 from belote.api.server import start
 from belote.app import repository
 from belote.app.tables import TableApp
-from belote.store import SqliteEventStore
+from belote.store import SqliteStore
 from belote.v1 import table_service_pb2 as pb
 from belote.v1 import table_service_pb2_grpc as tgrpc
 from players import REVIEWER_TOKEN, bearer, check_stream, new_table
@@ -33,7 +33,7 @@ class ReadLog:
 
     def __init__(self, store):
         self.calls: list[tuple[int, int | None, int]] = []
-        real = store.read
+        real = store.events.read
 
         async def read(table_id, after_sequence=0, limit=None):
             events = await real(table_id, after_sequence, limit)
@@ -41,7 +41,7 @@ class ReadLog:
                 self.calls.append((after_sequence, limit, len(events)))
             return events
 
-        store.read = read
+        store.events.read = read
 
     def events_read(self) -> int:
         return sum(n for _, _, n in self.calls)
@@ -58,7 +58,7 @@ async def served(tmp_path, monkeypatch):
     monkeypatch.setattr(backpressure, "STREAM_STALL_S", STALL_S)
     monkeypatch.setattr(backpressure, "CHECK_EVERY_S", 0.1)
     monkeypatch.setattr(backpressure, "STATUS_WAIT_S", 0.2)
-    store = SqliteEventStore(str(tmp_path / "belote.db"))
+    store = SqliteStore(str(tmp_path / "belote.db"))
     app = TableApp(store, reviewer_token=REVIEWER_TOKEN)
     running = await start("127.0.0.1:0", app)
     try:
@@ -77,7 +77,7 @@ async def bot_game(stub, target: int = 1000):
 
 def spectators_are(app, table_id: str, n: int):
     async def check() -> bool:
-        return await app.store.count_leases(f"spectators:{table_id}", app.clock()) == n
+        return await app.store.leases.count(f"spectators:{table_id}", app.clock()) == n
     return check
 
 
@@ -208,7 +208,7 @@ async def test_paged_streams_give_every_event_once_in_order_live_and_past(served
     assert [e.sequence for e in live] == list(range(1, len(live) + 1))
     assert live[4:] == late
     check_stream(live, None)
-    stored = await app.store.read(table.table_id)
+    stored = await app.store.events.read(table.table_id)
     exported = [e async for e in stub.ExportLog(pb.ExportLogRequest(table_id=table.table_id),
                                                 metadata=bearer(REVIEWER_TOKEN))]
     *events, head = exported            # an export ends with its signed head

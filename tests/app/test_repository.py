@@ -43,13 +43,14 @@ class Spy:
         self.appends: list[tuple[str, int]] = []     # (log, expected version) of every append
         self.before_append = []                      # one coroutine function per coming append
         self.always_conflict = False
+        self.events = self                           # the repository reads store.events
 
     async def read(self, log_id, after_sequence=0, limit=None):
         self.reads.append((log_id, after_sequence))
-        return await self.store.read(log_id, after_sequence=after_sequence, limit=limit)
+        return await self.store.events.read(log_id, after_sequence=after_sequence, limit=limit)
 
     async def request_events(self, *args, **kwargs):
-        return await self.store.request_events(*args, **kwargs)
+        return await self.store.events.request_events(*args, **kwargs)
 
     async def append(self, log_id, expected_version, events, **kwargs):
         self.appends.append((log_id, expected_version))
@@ -57,7 +58,7 @@ class Spy:
             raise VersionConflict(expected_version, expected_version + 1)
         if self.before_append:
             await self.before_append.pop(0)()
-        return await self.store.append(log_id, expected_version, events, **kwargs)
+        return await self.store.events.append(log_id, expected_version, events, **kwargs)
 
 
 @pytest.fixture

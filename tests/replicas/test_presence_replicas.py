@@ -17,7 +17,7 @@ pytestmark = pytest.mark.timeout(120)
 
 async def _seat_events(url: str, table_id: str) -> list[tuple[str, int]]:
     async with open_store(url) as store:
-        events = [decode_stored(e) for e in await store.read(table_id)]
+        events = [decode_stored(e) for e in await store.events.read(table_id)]
     kinds = ("seat_disconnected", "seat_connected")
     return [(k, getattr(e, k).seat) for e in events for k in kinds if e.HasField(k)]
 

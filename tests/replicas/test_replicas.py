@@ -49,7 +49,7 @@ ADMIN_URL = os.environ.get("BELOTE_TEST_POSTGRES",
 
 async def stored_log(url: str, table_id: str):
     async with open_store(url) as store:
-        return await store.read(table_id), await store.version(table_id)
+        return await store.events.read(table_id), await store.events.version(table_id)
 
 
 async def check_log(url: str, table_id: str, *streams) -> int:

@@ -1,6 +1,7 @@
-"""Backends for the store contract suite.
+"""Backends for the store contract suites.
 
-Every test in test_contract.py runs once per backend. A backend object opens
+Every test of the contract suites (test_event_log.py, test_event_chain.py, test_lobby.py,
+test_leases.py, test_store.py) that takes `store` or `backend` runs once per backend. A backend object opens
 stores on one fresh database (so tests can open it twice, or reopen it) and
 offers the few raw database operations the contract tests need to go below
 the store's interface. A new backend: a class with the same attributes, added to
@@ -24,19 +25,20 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from belote.store import EventStore, open_store
+from belote.store import Store, open_store
 from belote.store.chain import GENESIS_HASH
 
 
 class SqliteBackend:
     name = "sqlite"
     integrity_error = sqlite3.IntegrityError  # what the raw database raises on a constraint
+    checks_hashes = False  # SQLite has no sha256 in SQL: its trigger checks the chain's links
 
     def __init__(self, tmp_path: Path):
         self.path = tmp_path / "store.db"
         self.url = f"sqlite:///{self.path}"  # tmp_path is absolute: four slashes
 
-    def open(self) -> EventStore:
+    def open(self) -> Store:
         return open_store(self.url)
 
     def _raw(self) -> sqlite3.Connection:
@@ -51,14 +53,24 @@ class SqliteBackend:
         with self._raw() as c:
             c.execute("UPDATE schema_version SET version = ?", (version,))
 
-    def raw_insert_event(self, table_id: str, sequence: int) -> None:
+    def raw_insert_event(self, table_id: str, sequence: int, prev_hash: bytes = GENESIS_HASH,
+                         hash: bytes = GENESIS_HASH) -> None:
         """Insert an event row directly, bypassing the store's own checks."""
         with self._raw() as c:
             c.execute(
                 "INSERT INTO events (table_id, sequence, type, schema_version, payload,"
                 " request_id, recorded_at_us, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?)",
-                (table_id, sequence, "raw", 1, b"", f"raw-{sequence}", 0,
-                 GENESIS_HASH, GENESIS_HASH))
+                (table_id, sequence, "raw", 1, b"", f"raw-{sequence}", 0, prev_hash, hash))
+
+    def raw_modify_request(self, table_id: str, request_id: str) -> None:
+        with self._raw() as c:
+            c.execute("UPDATE requests SET last_sequence = last_sequence + 1"
+                      " WHERE table_id = ? AND request_id = ?", (table_id, request_id))
+
+    def raw_delete_request(self, table_id: str, request_id: str) -> None:
+        with self._raw() as c:
+            c.execute("DELETE FROM requests WHERE table_id = ? AND request_id = ?",
+                      (table_id, request_id))
 
     def raw_modify_event(self, table_id: str, sequence: int) -> None:
         with self._raw() as c:
@@ -97,16 +109,17 @@ class SqliteBackend:
     def make_head_stale(self, monkeypatch: pytest.MonkeyPatch, version: int) -> None:
         """Make the store's next append read `version` as the table's head, as a
         racing writer that read just before another commit would."""
-        import belote.store.sqlite as impl
+        import belote.store.sqlite.events as impl
 
-        real = impl._select_head
+        real = impl._select_head_and_request
         calls = []
 
-        def stale(c, table_id):
+        def stale(c, table_id, request_id, rpc):
             calls.append(table_id)
-            return (version, GENESIS_HASH) if len(calls) == 1 else real(c, table_id)
+            head = real(c, table_id, request_id, rpc)
+            return (version, GENESIS_HASH, *head[2:]) if len(calls) == 1 else head
 
-        monkeypatch.setattr(impl, "_select_head", stale)
+        monkeypatch.setattr(impl, "_select_head_and_request", stale)
 
 
 ADMIN_URL = os.environ.get("BELOTE_TEST_POSTGRES",
@@ -135,6 +148,7 @@ def require_postgres() -> None:
 class PostgresBackend:
     name = "postgres"
     integrity_error = psycopg.IntegrityError
+    checks_hashes = True  # its trigger recomputes every event's hash
 
     def __init__(self, tmp_path: Path):
         require_postgres()
@@ -162,7 +176,7 @@ class PostgresBackend:
                     raise
                 time.sleep(0.5)
 
-    def open(self) -> EventStore:
+    def open(self) -> Store:
         return open_store(self.url)
 
     def _raw(self) -> psycopg.Connection:
@@ -176,14 +190,24 @@ class PostgresBackend:
         with self._raw() as c:
             c.execute("UPDATE schema_version SET version = %s", (version,))
 
-    def raw_insert_event(self, table_id: str, sequence: int) -> None:
+    def raw_insert_event(self, table_id: str, sequence: int, prev_hash: bytes = GENESIS_HASH,
+                         hash: bytes = GENESIS_HASH) -> None:
         with self._raw() as c:
             c.execute(
                 "INSERT INTO events (table_id, sequence, type, schema_version, payload,"
                 " request_id, recorded_at_us, prev_hash, hash)"
                 " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-                (table_id, sequence, "raw", 1, b"", f"raw-{sequence}", 0,
-                 GENESIS_HASH, GENESIS_HASH))
+                (table_id, sequence, "raw", 1, b"", f"raw-{sequence}", 0, prev_hash, hash))
+
+    def raw_modify_request(self, table_id: str, request_id: str) -> None:
+        with self._raw() as c:
+            c.execute("UPDATE requests SET last_sequence = last_sequence + 1"
+                      " WHERE table_id = %s AND request_id = %s", (table_id, request_id))
+
+    def raw_delete_request(self, table_id: str, request_id: str) -> None:
+        with self._raw() as c:
+            c.execute("DELETE FROM requests WHERE table_id = %s AND request_id = %s",
+                      (table_id, request_id))
 
     def raw_modify_event(self, table_id: str, sequence: int) -> None:
         with self._raw() as c:
@@ -220,7 +244,7 @@ class PostgresBackend:
     def make_head_stale(self, monkeypatch: pytest.MonkeyPatch, version: int) -> None:
         """The store's append function, minus its head checks: it writes as if the table
         were at the expected version, like a writer whose read went stale."""
-        import belote.store.postgres as impl
+        import belote.store.postgres.events as impl
 
         with self._raw() as c:
             (source,) = c.execute(

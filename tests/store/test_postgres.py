@@ -15,7 +15,7 @@ import time
 import psycopg
 import pytest
 from belote.store import NewEvent, StoreUnavailable, VersionConflict, open_store, verify_chain
-from belote.store.postgres import CHANNEL, MIGRATIONS, PostgresEventStore
+from belote.store.postgres import CHANNEL, MIGRATIONS, PostgresStore
 
 pytestmark = [pytest.mark.postgres, pytest.mark.timeout(60)]
 
@@ -38,7 +38,7 @@ def terminate(database: str, where: str = "true") -> int:
 
 
 async def append(store, table_id, expected, *payloads, request_id):
-    return await store.append(table_id, expected, [NewEvent("e", p) for p in payloads],
+    return await store.events.append(table_id, expected, [NewEvent("e", p) for p in payloads],
                               request_id=request_id, recorded_at_us=T0)
 
 
@@ -94,7 +94,7 @@ def test_replicas_starting_together_migrate_the_schema_once(pg):
     async def use_and_close():
         await append(stores[0], "t", 0, b"a", request_id="r")
         for s in stores:
-            assert await s.version("t") == 1
+            assert await s.events.version("t") == 1
             await s.close()
 
     asyncio.run(use_and_close())
@@ -103,13 +103,13 @@ def test_replicas_starting_together_migrate_the_schema_once(pg):
 async def test_killed_connections_are_replaced_without_failing_calls(pg):
     async with pg.open() as a, pg.open() as b:
         await append(a, "t", 0, b"1", request_id="r1")
-        await b.version("t")
+        await b.events.version("t")
         assert terminate(pg.database) >= 4  # both pools and both listeners
         # The pooled connections died while idle: calls retry on fresh ones.
-        assert await a.version("t") == 1
-        assert await b.read("t") == await a.read("t")
+        assert await a.events.version("t") == 1
+        assert await b.events.read("t") == await a.events.read("t")
         # b's listener comes back and wakes its waiters for a's appends again.
-        waiter = asyncio.create_task(b.wait_for_append("t", 1, timeout=20))
+        waiter = asyncio.create_task(b.events.wait_for_append("t", 1, timeout=20))
         await asyncio.sleep(0.3)
         await append(a, "t", 1, b"2", request_id="r2")
         async with asyncio.timeout(1.5):
@@ -118,11 +118,11 @@ async def test_killed_connections_are_replaced_without_failing_calls(pg):
 
 async def test_a_lost_listen_connection_wakes_every_waiter_when_it_is_back(pg):
     # poll_interval 60: only a notification or the listener's comeback can wake the waiter.
-    store = PostgresEventStore(pg.url, poll_interval=60)
+    store = PostgresStore(pg.url, poll_interval=60)
     other = pg.open()
     try:
         await append(store, "t", 0, b"1", request_id="r1")
-        waiter = asyncio.create_task(store.wait_for_append("t", 1, timeout=30))
+        waiter = asyncio.create_task(store.events.wait_for_append("t", 1, timeout=30))
         await asyncio.sleep(0.2)
         # Kill the listener and append at once: the notification is sent to nobody.
         assert terminate(pg.database, f"query = 'LISTEN {CHANNEL}'"
@@ -138,7 +138,7 @@ async def test_a_lost_listen_connection_wakes_every_waiter_when_it_is_back(pg):
 async def test_a_database_refusing_connections_is_unavailable_then_recovers_by_itself(pg):
     async with pg.open() as store:
         await append(store, "t", 0, b"1", request_id="r1")
-        waiter = asyncio.create_task(store.wait_for_append("t", 1, timeout=30))
+        waiter = asyncio.create_task(store.events.wait_for_append("t", 1, timeout=30))
         await asyncio.sleep(0.1)
         admin(f'ALTER DATABASE "{pg.database}" ALLOW_CONNECTIONS false')
         try:
@@ -147,7 +147,7 @@ async def test_a_database_refusing_connections_is_unavailable_then_recovers_by_i
             with pytest.raises(StoreUnavailable):
                 async with asyncio.timeout(10):
                     await waiter
-            for call in (store.ping(), store.version("t"), store.read("t"),
+            for call in (store.ping(), store.events.version("t"), store.events.read("t"),
                          append(store, "t", 1, b"2", request_id="r2")):
                 started = time.monotonic()
                 with pytest.raises(StoreUnavailable):
@@ -159,9 +159,9 @@ async def test_a_database_refusing_connections_is_unavailable_then_recovers_by_i
         # The same store object serves again, with nothing written while it was down.
         await eventually(store.ping)
         assert store.healthy
-        assert [e.payload for e in await store.read("t")] == [b"1"]
+        assert [e.payload for e in await store.events.read("t")] == [b"1"]
         await append(store, "t", 1, b"2", request_id="r2")
-        assert verify_chain(await store.read("t")) is None
+        assert verify_chain(await store.events.read("t")) is None
 
 
 async def test_an_append_cut_off_before_commit_writes_nothing_and_is_retried_once(pg):
@@ -193,13 +193,13 @@ async def test_an_append_cut_off_before_commit_writes_nothing_and_is_retried_onc
         await killer
         assert time.monotonic() - started < 4, "the append waited for the sleep"
         assert not result.duplicate
-        events = await store.read("t")
+        events = await store.events.read("t")
         assert [e.payload for e in events] == [b"1", b"2", b"3"]
         assert verify_chain(events) is None
 
 
 async def test_an_append_whose_answer_is_lost_after_commit_is_reported_once(pg, monkeypatch):
-    import belote.store.postgres as impl
+    import belote.store.postgres.events as impl
 
     async with pg.open() as store:
         await append(store, "t", 0, b"1", request_id="r1")
@@ -222,7 +222,7 @@ async def test_an_append_whose_answer_is_lost_after_commit_is_reported_once(pg, 
         # A later retry by the caller (same request id) is a duplicate, as ever.
         again = await append(store, "t", 1, b"2", request_id="r2")
         assert again.duplicate and again.events == first.events
-        events = await store.read("t")
+        events = await store.events.read("t")
         assert [e.payload for e in events] == [b"1", b"2"]
         assert verify_chain(events) is None
 
@@ -234,7 +234,7 @@ async def test_an_append_with_an_unknown_head_hash_is_hashed_again(pg):
         # b never read the table: it does not know event 2's hash, and asks the database.
         r = await append(b, "t", 2, b"3", request_id="r3")
         assert [e.sequence for e in r.events] == [3]
-        assert verify_chain(await a.read("t")) is None
+        assert verify_chain(await a.events.read("t")) is None
 
 
 async def test_the_database_checks_every_hash(pg):
@@ -252,8 +252,8 @@ async def test_the_database_checks_every_hash(pg):
             c.execute(insert, ("t", b"x", bytes(32), good))
         c.execute(insert, ("t", b"x", first.hash, good))  # a right one is accepted
     async with pg.open() as store:
-        assert await store.version("t") == 2
-        assert verify_chain(await store.read("t")) is None
+        assert await store.events.version("t") == 2
+        assert verify_chain(await store.events.read("t")) is None
 
 
 async def test_nul_characters_are_refused_or_not_found(pg):
@@ -262,7 +262,7 @@ async def test_nul_characters_are_refused_or_not_found(pg):
             await append(store, "t", 0, b"1", request_id="r\x00")
         with pytest.raises(ValueError):
             await append(store, "t\x00", 0, b"1", request_id="r")
-        assert await store.read("t\x00") == []
-        assert await store.version("t\x00") == 0
-        assert await store.request_events("t", "r\x00") is None
-        assert await store.count_index("x\x00") == 0
+        assert await store.events.read("t\x00") == []
+        assert await store.events.version("t\x00") == 0
+        assert await store.events.request_events("t", "r\x00") is None
+        assert await store.lobby.count_tables("x\x00") == 0

@@ -18,7 +18,7 @@ from belote.app.ledgers import (
     rebuild,
     team_changes,
 )
-from belote.store import NewEvent, SqliteEventStore, TableIndexEntry
+from belote.store import NewEvent, SqliteStore, TableIndexEntry
 from belote.table.codec import encode_body, event_type
 from belote.table.state import fold
 from belote.v1 import ledgers_pb2 as lpb
@@ -70,7 +70,7 @@ def test_months_are_utc_calendar_months():
 async def _stored(store, log: TimedLog, table_id: str):
     """Put a decider's log into the store, each event at its own time; its state."""
     for event in log.events:
-        await store.append(table_id, event.sequence - 1, [NewEvent(event_type(event), encode_body(event))],
+        await store.events.append(table_id, event.sequence - 1, [NewEvent(event_type(event), encode_body(event))],
                            request_id=f"r{event.sequence}", recorded_at_us=event.append_time.ToMicroseconds(),
                            index=TableIndexEntry("finished", False, b""))
     return fold(table_id, (e for e in log.events))
@@ -84,7 +84,7 @@ def _ended_at(log: TimedLog, when_us: int) -> TimedLog:
 
 
 async def test_a_game_ending_on_the_first_starts_from_1500_and_the_ledgers_rebuild(tmp_path):
-    store = SqliteEventStore(str(tmp_path / "belote.db"))
+    store = SqliteStore(str(tmp_path / "belote.db"))
     ledgers = Ledgers(store, starting_chips=1000)
     january = _ended_at(game_won_by(0, players=PLAYERS, stake=5), us("2026-01-31T23:59:00"))
     february = _ended_at(game_won_by(0, players=PLAYERS, stake=5), us("2026-02-01T00:00:30"))
@@ -110,7 +110,7 @@ async def test_a_game_ending_on_the_first_starts_from_1500_and_the_ledgers_rebui
 
 
 async def test_a_game_with_a_bot_or_a_guest_changes_no_rating(tmp_path):
-    store = SqliteEventStore(str(tmp_path / "belote.db"))
+    store = SqliteStore(str(tmp_path / "belote.db"))
     ledgers = Ledgers(store, starting_chips=1000)
     with_bot = game_won_by(0, humans=(0, 1, 2), players=["ana", "bob", "cyd", ""])
     with_guest = game_won_by(0, players=["ana", "bob", "cyd", ""])
@@ -123,7 +123,7 @@ async def test_a_game_with_a_bot_or_a_guest_changes_no_rating(tmp_path):
 
 
 async def test_a_stake_is_held_until_paid_and_a_hold_its_table_let_go_is_released(tmp_path):
-    store = SqliteEventStore(str(tmp_path / "ledgers.db"))
+    store = SqliteStore(str(tmp_path / "ledgers.db"))
     try:
         ledgers = Ledgers(store, 10)
         seated = {"a": True, "b": True}
@@ -141,12 +141,12 @@ async def test_a_stake_is_held_until_paid_and_a_hold_its_table_let_go_is_release
         assert await ledgers.purse("ana", still_held) == (10, 0)
         await ledgers.hold_stake("ana", Hold("b", 1, 6, 0), still_held)
         kinds = [lpb.LedgerEvent.FromString(e.payload).WhichOneof("body")
-                 for e in await store.read("player:ana")]
+                 for e in await store.events.read("player:ana")]
         assert kinds == ["stake_held", "stake_released", "stake_held"]
         # Table b's game starts: the stake is paid and the hold ends with it.
         await ledgers.move_chips([ChipMove("ana", -6, lpb.CHIPS_REASON_STAKE, "b", 1, "b#1#stake")])
         assert await ledgers.purse("ana", still_held) == (4, 0)
         await ledgers.release_stake("ana", "b", 1)                       # nothing to release
-        assert len(await store.read("player:ana")) == 5       # + the starting balance, the stake
+        assert len(await store.events.read("player:ana")) == 5       # + the starting balance, the stake
     finally:
         await store.close()

@@ -120,8 +120,8 @@ class DeadlineSweep:
         now_us = now_us or self.clock()
         store = self._tables.store
         if refresh:
-            listed = [*await store.list_index(status=PLAYING, limit=100_000),
-                      *await store.list_index(status=FINISHED, limit=100_000)]
+            listed = [*await store.lobby.list_tables(status=PLAYING, limit=100_000),
+                      *await store.lobby.list_tables(status=FINISHED, limit=100_000)]
             for table_id in self._deadlines.changed((t, v) for t, _entry, v in listed):
                 state = await self._tables.load(table_id)
                 self.note(state)

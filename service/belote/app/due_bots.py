@@ -82,14 +82,14 @@ class DueBots:
         Right after taking it, every table in play is one: the last holder may have died."""
         now = self.clock()
         until = now + _us(max(self.lease_s, 2 * self._interval_s))    # held until the next look
-        self.holds_lease = await self.store.take_lease(LEASE, self.holder, 1, now, until)
+        self.holds_lease = await self.store.leases.take(LEASE, self.holder, 1, now, until)
         if not self.holds_lease:
             self._seen.clear()
             self._fills.clear()
             return []
         first = not self._seen
         seen, stalled = {}, []
-        for table_id, _entry, version in await self.store.list_index(status=self.status, limit=10**7):
+        for table_id, _entry, version in await self.store.lobby.list_tables(status=self.status, limit=10**7):
             old = self._seen.get(table_id)
             if old is None or old.version != version:
                 old = _Seen(version, now if first else now + _us(self.stall_s))
@@ -122,7 +122,7 @@ class DueBots:
         self._next_fill_us = now + _us(FILL_PERIOD_S)
         known, filled = {}, []
         # Quick play opens public tables only: the listed ones.
-        for table_id, _entry, version in await self.store.list_index(status=WAITING, listed=True,
+        for table_id, _entry, version in await self.store.lobby.list_tables(status=WAITING, listed=True,
                                                                      limit=10**7):
             seen = self._fills.get(table_id)
             if seen is None or seen[0] != version:

@@ -380,9 +380,9 @@ async def rebuild(store, starting_chips: int) -> Projection:
     """
     balances: dict[str, int] = {}
     games: list[RatedGame] = []
-    for table_id, _entry, _version in await store.list_index(limit=10_000_000):
+    for table_id, _entry, _version in await store.lobby.list_tables(limit=10_000_000):
         state = TableState(table_id)
-        for stored in await store.read(table_id):
+        for stored in await store.events.read(table_id):
             event = decode_stored(stored)
             evolve(state, event)
             kind = event.WhichOneof("body")

@@ -2,7 +2,7 @@
 each caller's tables created and spectator chat messages, and a table's open spectator streams.
 
 They are presence, not history, so they are not events of the table; they are leases in the
-store (``EventStore.take_lease``), which every replica on the store counts alike. A replica that
+store (``Leases.take``), which every replica on the store counts alike. A replica that
 dies without ending its leases leaves places that run out by themselves. A seat's chat limit,
 being events, is the log's.
 
@@ -55,22 +55,22 @@ class Window:
         return f"{self.kind}:{key}"
 
     async def full(self, key: str) -> bool:
-        return await self.store.count_leases(self._scope(key), self.clock()) >= self.limit
+        return await self.store.leases.count(self._scope(key), self.clock()) >= self.limit
 
     async def take(self, key: str, holder: str | None = None) -> str | None:
         """Count one use (its holder id), or None when ``key`` has used up its window."""
         holder, now = holder or uuid.uuid4().hex, self.clock()
-        taken = await self.store.take_lease(self._scope(key), holder, self.limit, now,
+        taken = await self.store.leases.take(self._scope(key), holder, self.limit, now,
                                             now + _us(self.window_s))
         if now - self._swept_us >= _us(self.window_s):
             # The uses of keys never seen again: each key forgets its own only when it comes back.
             self._swept_us = now
-            await self.store.drop_ended_leases(now)
+            await self.store.leases.drop_ended(now)
         return holder if taken else None
 
     async def give_back(self, key: str, holder: str) -> None:
         with contextlib.suppress(StoreError):      # unreachable store: the use runs out
-            await self.store.drop_lease(self._scope(key), holder)
+            await self.store.leases.drop(self._scope(key), holder)
 
 
 class WrongPasswords(Window):
@@ -105,11 +105,11 @@ class Spectators:
         holder, now = uuid.uuid4().hex, self.clock()
         ends = now + _us(self.lease_s)
         mine, table = f"spectators:{table_id}:{caller}", f"spectators:{table_id}"
-        if not await self.store.take_lease(mine, holder, self.per_caller, now, ends):
+        if not await self.store.leases.take(mine, holder, self.per_caller, now, ends):
             return self.CALLER_FULL
-        if not await self.store.take_lease(table, holder, self.limit, now, ends):
+        if not await self.store.leases.take(table, holder, self.limit, now, ends):
             with contextlib.suppress(StoreError):
-                await self.store.drop_lease(mine, holder)
+                await self.store.leases.drop(mine, holder)
             return self.FULL
         self._places[holder] = (mine, table)
         self._open.update((scope, holder) for scope in (mine, table))
@@ -121,13 +121,13 @@ class Spectators:
         for scope in self._places.pop(holder, ()):
             self._open.discard((scope, holder))
             with contextlib.suppress(StoreError):      # unreachable store: the place runs out
-                await self.store.drop_lease(scope, holder)
+                await self.store.leases.drop(scope, holder)
 
     async def _renew_while_open(self) -> None:
         while self._open:
             await asyncio.sleep(self.lease_s / 3)
             try:
-                await self.store.extend_leases(sorted(self._open), self.clock() + _us(self.lease_s))
+                await self.store.leases.extend(sorted(self._open), self.clock() + _us(self.lease_s))
             except StoreError as e:
                 log.warning("spectator places not renewed", error=str(e))
 

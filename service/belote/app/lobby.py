@@ -47,7 +47,7 @@ class Lobby:
     async def open_tables(self, size: int, page_token: str) -> tpb.ListTablesResponse:
         """A page of the open public tables, oldest first, and the next page's token."""
         offset, last, limit = self.page_tokens.cursor("ListTables", page_token, size)
-        rows = await self.store.list_index(status=WAITING, listed=True, limit=limit)
+        rows = await self.store.lobby.list_tables(status=WAITING, listed=True, limit=limit)
         page, next_token = self.page_tokens.cut("ListTables", rows, offset, last, size, lambda row: row[0])
         return tpb.ListTablesResponse(tables=[tpb.TableSummary.FromString(e.summary) for _, e, _ in page],
                                       next_page_token=next_token)
@@ -55,7 +55,7 @@ class Lobby:
     async def table_id(self, request: RequestKey) -> str:
         """A random id for a new table; a retried CreateTable gets the one its request claimed."""
         try:
-            return await self.store.claim_table(request.key, base64.b32encode(
+            return await self.store.lobby.claim_table(request.key, base64.b32encode(
                 secrets.token_bytes(10)).decode().lower())
         except StoreUnavailable as e:
             raise err.AppError("STORE_UNAVAILABLE", "the store cannot be reached") from e

@@ -62,7 +62,7 @@ class SeatPresence:
             self.spawn(self._renew_while_open())
         try:
             try:
-                await self.store.take_lease(_scope(table_id, seat), holder, MANY, now,
+                await self.store.leases.take(_scope(table_id, seat), holder, MANY, now,
                                             now + _us(self.lease_s))
             except StoreError as e:            # not counted elsewhere until renewed
                 log.warning("seat presence not recorded", table_id=table_id, seat=seat, error=str(e))
@@ -86,7 +86,7 @@ class SeatPresence:
 
     async def _leave(self, table_id: str, seat: int, holder: str) -> None:
         with contextlib.suppress(StoreError):      # unreachable: the lease runs out
-            await self.store.drop_lease(_scope(table_id, seat), holder)
+            await self.store.leases.drop(_scope(table_id, seat), holder)
         key = (table_id, seat)
         if key in self._checking:                  # the look on its way sees this one gone too
             return
@@ -104,9 +104,9 @@ class SeatPresence:
         await asyncio.sleep(self.debounce_s)
         while (table_id, seat) not in self._here:       # one open here: its own close looks
             try:
-                if not await self.store.count_leases(scope, self.clock()):
+                if not await self.store.leases.count(scope, self.clock()):
                     if await self.append(table_id, seat, Disconnect(seat)) and \
-                            await self.store.count_leases(scope, self.clock()):
+                            await self.store.leases.count(scope, self.clock()):
                         # A stream opened while ours was appended, and read the log before.
                         await self.append(table_id, seat, Reconnect(seat))
                     return
@@ -120,7 +120,7 @@ class SeatPresence:
                 await asyncio.sleep(self.lease_s / 3)
                 leases = [(_scope(t, s), h) for (t, s), holders in self._here.items() for h in holders]
                 try:
-                    await self.store.extend_leases(leases, self.clock() + _us(self.lease_s))
+                    await self.store.leases.extend(leases, self.clock() + _us(self.lease_s))
                 except StoreError as e:
                     log.warning("seat presence not renewed", error=str(e))
         finally:

@@ -99,7 +99,7 @@ class QuickPlay:
 
     async def _open_tables(self, preset: str, options: dict[str, str]) -> list[str]:
         """Public waiting tables with these rules, no stake: the most players waiting first."""
-        rows = await self.app.store.list_index(status=WAITING, listed=True, limit=CANDIDATES)
+        rows = await self.app.store.lobby.list_tables(status=WAITING, listed=True, limit=CANDIDATES)
         found = []
         for table_id, entry, _ in rows:
             summary = tpb.TableSummary.FromString(entry.summary)

@@ -139,7 +139,7 @@ class Repository:
             return model.initial(log_id)
         state = self._states.get(log_id)
         try:
-            new = await self.store.read(log_id, after_sequence=model.version(state) if state else 0)
+            new = await self.store.events.read(log_id, after_sequence=model.version(state) if state else 0)
         except StoreUnavailable as e:
             _raise_unavailable(model, e)
         if new:
@@ -173,14 +173,14 @@ class Repository:
 
     async def page(self, table_id: str, seen: int, upto: int) -> list:
         """Stored events ``seen``+1.. up to ``upto``, at most STREAM_PAGE of them."""
-        return await self.store.read(table_id, after_sequence=seen, limit=min(STREAM_PAGE, upto - seen))
+        return await self.store.events.read(table_id, after_sequence=seen, limit=min(STREAM_PAGE, upto - seen))
 
     async def recorded(self, table_id: str, request: str | RequestKey):
         """The events this very request appended (a retry), or None; REQUEST_ID_REUSED if its
         id was used for another request."""
         rpc, fingerprint = origin(request)
         try:
-            return await self.store.request_events(table_id, str(request), rpc=rpc,
+            return await self.store.events.request_events(table_id, str(request), rpc=rpc,
                                                    fingerprint=fingerprint)
         except RequestReused as reuse:
             raise reused(reuse.rpc) from None
@@ -231,7 +231,7 @@ class Repository:
             options = model.append_options(state, new_state)
             started = time.perf_counter()
             try:
-                result = await self.store.append(log_id, model.version(state), model.to_store(events),
+                result = await self.store.events.append(log_id, model.version(state), model.to_store(events),
                                                  request_id=request_id, recorded_at_us=now_us,
                                                  rpc=rpc, fingerprint=fingerprint, **options)
             except RequestReused as reuse:

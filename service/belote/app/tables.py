@@ -146,7 +146,7 @@ class TableApp:
     async def resume(self) -> None:
         """After a start: bots whose turn it is on tables in progress play on, and the disconnect
         deadlines written in the logs are enforced from now on."""
-        for table_id, _entry, _version in await self.store.list_index(status=PLAYING, limit=100_000):
+        for table_id, _entry, _version in await self.store.lobby.list_tables(status=PLAYING, limit=100_000):
             self.bots.kick(table_id)
         self._spawn(self.deadlines.run())
         from .quickplay import fill_empty_seats     # quickplay imports this module
@@ -160,7 +160,7 @@ class TableApp:
 
     def shutdown(self) -> None:
         self._closing.set()
-        self.store.stop_waits()          # open watch streams end now: their clients move on
+        self.store.events.stop_waits()          # open watch streams end now: their clients move on
 
     async def enforce_deadlines(self, now_us: int | None = None, *, refresh: bool = True) -> int:
         """Act on every deadline passed by ``now_us`` (default: now); returns how many (see
@@ -171,7 +171,7 @@ class TableApp:
         """Store health and games in progress, as the store says (so right after a restart too)."""
         try:
             await self.store.ping()
-            metrics.TABLES_ACTIVE.set(await self.store.count_index(PLAYING))
+            metrics.TABLES_ACTIVE.set(await self.store.lobby.count_tables(PLAYING))
             metrics.STORE_UP.set(1)
             return True
         except StoreError:

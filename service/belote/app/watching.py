@@ -84,8 +84,8 @@ class Watching:
                             yield shown
                     event = shown = None  # nor the last event and its copy
                 # No timeout: appends wake it (other processes' through the store's poller), and
-                # so does the shutdown (store.stop_waits).
-                upto = await self._tables.store.wait_for_append(table_id, seen, timeout=None)
+                # so does the shutdown (store.events.stop_waits).
+                upto = await self._tables.store.events.wait_for_append(table_id, seen, timeout=None)
         finally:
             metrics.WATCH_STREAMS.dec()
             if place is not None:
@@ -125,6 +125,6 @@ async def redactor_before(store, state: TableState, viewer: int, sequence: int) 
     if state.version == sequence - 1:
         redactor.prime(state)
         return redactor
-    for stored in await store.read(state.table_id, limit=sequence - 1):
+    for stored in await store.events.read(state.table_id, limit=sequence - 1):
         redactor.see(decode_stored(stored))
     return redactor

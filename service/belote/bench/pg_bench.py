@@ -9,7 +9,7 @@
     bench: pg_act_rpc_per_s_2_replicas <N> acts/s
     bench: pg_act_rpc_p99_ms_2_replicas <ms> ms
 
-- ``pg_append_per_s``: WRITERS coroutines, one table each, on one PostgresEventStore (its
+- ``pg_append_per_s``: WRITERS coroutines, one table each, on one PostgresStore (its
   default pool of 10 connections), each appending requests of 1-3 small events (~40 bytes)
   with an index entry, back to back, for ``seconds``. One append is one statement and a
   whole durable transaction (synchronous_commit on): head row lock, request lookup, inserts
@@ -79,7 +79,7 @@ async def append_rate(url: str, writers: int = WRITERS, seconds: float = 5.0) ->
         while time.perf_counter() < until:
             n = rng.randint(1, 3)
             events = [NewEvent("card_played", rng.randbytes(40)) for _ in range(n)]
-            await store.append(table, version, events, request_id=f"r{version}",
+            await store.events.append(table, version, events, request_id=f"r{version}",
                                recorded_at_us=time.time_ns() // 1000, index=index)
             version += n
             counts[0] += 1

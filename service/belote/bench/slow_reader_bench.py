@@ -72,7 +72,7 @@ async def write_log(store_url: str, events: list[epb.TableEvent]) -> None:
     now_us = time.time_ns() // 1000
     for start in range(0, len(events), 5000):
         chunk = events[start:start + 5000]
-        await store.append("slow", start, [NewEvent(event_type(e), encode_body(e)) for e in chunk],
+        await store.events.append("slow", start, [NewEvent(event_type(e), encode_body(e)) for e in chunk],
                            request_id=f"chunk-{start}", recorded_at_us=now_us)
     await store.close()
 

@@ -59,12 +59,12 @@ async def fold_rate(seconds: float = 3.0) -> float:
     events = ten_deal_log()
     with tempfile.TemporaryDirectory() as tmp:
         store = open_store(f"sqlite:///{tmp}/fold.db")
-        await store.append("bench", 0, [NewEvent(event_type(e), encode_body(e)) for e in events],
+        await store.events.append("bench", 0, [NewEvent(event_type(e), encode_body(e)) for e in events],
                            request_id="log", recorded_at_us=0)
         folded = 0
         start = time.perf_counter()
         while time.perf_counter() - start < seconds:
-            stored = await store.read("bench")
+            stored = await store.events.read("bench")
             fold("bench", (decode_stored(s) for s in stored))
             folded += len(stored)
         rate = folded / (time.perf_counter() - start)

@@ -151,7 +151,7 @@ async def read_stored(url: str, table_id: str) -> list:
     except StoreError as err:
         raise Unreadable(f"cannot open the store: {err}") from None
     try:
-        stored = await store.read(table_id)
+        stored = await store.events.read(table_id)
     except StoreError as err:
         raise Unreadable(f"cannot read the store {url}: {err}") from None
     finally:

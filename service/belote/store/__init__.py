@@ -1,10 +1,10 @@
-"""Event store: per-table append-only event logs (see base.EventStore)."""
+"""The store: per-table append-only event logs, the lobby index and leases (parts.py), on
+SQLite or PostgreSQL; `open_store` opens the one a URL names."""
 
 from __future__ import annotations
 
 from .base import (
     AppendResult,
-    EventStore,
     NewEvent,
     RequestReused,
     StoreConfigError,
@@ -15,15 +15,19 @@ from .base import (
     VersionConflict,
 )
 from .chain import GENESIS_HASH, event_hash, verify_chain
-from .sqlite import SqliteEventStore
+from .parts import EventLog, Leases, Lobby, Store
+from .sqlite import SqliteStore
 
 __all__ = [
     "GENESIS_HASH",
     "AppendResult",
-    "EventStore",
+    "EventLog",
+    "Leases",
+    "Lobby",
     "NewEvent",
     "RequestReused",
-    "SqliteEventStore",
+    "SqliteStore",
+    "Store",
     "StoreConfigError",
     "StoreError",
     "StoreUnavailable",
@@ -39,7 +43,7 @@ _ACCEPTED = ("sqlite:///relative/path.db, sqlite:////absolute/path.db or "
              "postgresql://user[:password]@host[:port]/database[?param=value...]")
 
 
-def open_store(url: str) -> EventStore:
+def open_store(url: str) -> Store:
     """Open the store named by `url` (blocking: meant for startup).
 
     sqlite:///data/belote.db   -> ./data/belote.db (relative to the working directory)
@@ -51,13 +55,13 @@ def open_store(url: str) -> EventStore:
     opens with the first awaited call.
     """
     if url.startswith(("postgresql://", "postgres://")):
-        from .postgres import PostgresEventStore  # psycopg is only imported when used
+        from .postgres import PostgresStore  # psycopg is only imported when used
 
-        return PostgresEventStore(url)
+        return PostgresStore(url)
     if url.startswith("sqlite:///"):
         path = url.removeprefix("sqlite:///")
         # ":memory:" would give each of the store's connections its own database;
         # a query string would silently become part of the file name.
         if path and path != ":memory:" and "?" not in path:
-            return SqliteEventStore(path)
+            return SqliteStore(path)
     raise StoreConfigError(f"unsupported store URL {url!r}; use {_ACCEPTED}")

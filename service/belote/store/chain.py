@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
-from .base import StoredEvent
+from .base import NewEvent, StoredEvent
 
 GENESIS_HASH = bytes(32)
 
@@ -85,7 +86,7 @@ class LogHasher:
         self._tables: dict[str, bytes] = {}             # table_id -> STR(table_id)
         self._heads: dict[str, tuple[int, bytes]] = {}  # type -> (version, STR(type) || U32(version))
 
-    def hashes(self, events: Iterable) -> Iterator[bytes | ValueError]:
+    def hashes(self, events: Iterable[Any]) -> Iterator[bytes | ValueError]:
         """The hash of each event (anything with StoredEvent's fields), in order; in place of
         the hash of an event whose fields cannot be hashed, the ValueError that says why."""
         tables, heads = self._tables, self._heads
@@ -113,6 +114,22 @@ class LogHasher:
             yield hashlib.sha256(data).digest()
 
 
+def chain_events(table_id: str, expected_version: int, prev_hash: bytes,
+                 events: Sequence[NewEvent], request_id: str,
+                 recorded_at_us: int) -> list[StoredEvent]:
+    """An append's events as stored: sequences from expected_version + 1, each chained onto
+    the one before, the first onto `prev_hash` (the hash of event `expected_version`)."""
+    stored = []
+    for seq, e in enumerate(events, start=expected_version + 1):
+        payload = bytes(e.payload)
+        h = event_hash(prev_hash, table_id, seq, e.type, e.schema_version, request_id,
+                       recorded_at_us, payload)
+        stored.append(StoredEvent(table_id, seq, e.type, e.schema_version, payload, request_id,
+                                  recorded_at_us, prev_hash, h))
+        prev_hash = h
+    return stored
+
+
 def verify_chain(
     events: Iterable[StoredEvent],
     *,
@@ -128,7 +145,7 @@ def verify_chain(
     whole log from sequence 1; to check a later slice pass the hash and the
     sequence of the event just before it.
     """
-    table_id = None
+    table_id: str | None = None
     expected_seq = after_sequence + 1
     for e in events:
         if table_id is None:

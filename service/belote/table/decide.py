@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import cast
 
 from belote.rules import Game, IllegalAction
 from belote.rules.actions import Bid, Declare, Play
@@ -22,6 +23,7 @@ from belote.rules.game import (
 )
 from belote.rules.chips import share_pot
 from belote.rules.result import DealResult
+from belote.v1 import cards_pb2 as cpb
 from belote.v1 import events_pb2 as epb
 
 from .codec import (
@@ -81,14 +83,14 @@ class JoinSeat:
 @dataclass(frozen=True)
 class SeatBot:
     seat: int | None
-    level: int
+    level: epb.BotLevel
 
 
 @dataclass(frozen=True)
 class LeaveSeat:
     seat: int
-    bot_level: int
-    reason: int = epb.SEAT_LEFT_REASON_LEFT          # or DISCONNECTED: its grace ran out
+    bot_level: epb.BotLevel
+    reason: epb.SeatLeftReason = epb.SEAT_LEFT_REASON_LEFT          # or DISCONNECTED: its grace ran out
 
 
 @dataclass(frozen=True)
@@ -109,7 +111,7 @@ class ReclaimSeat:
 @dataclass(frozen=True)
 class Act:
     seat: int
-    action: object                  # a rules Bid / Declare / Play
+    action: Bid | Declare | Play
     bot: epb.BotMove | None = None
 
 
@@ -118,7 +120,7 @@ class TimerMove:
     """A bot's move for a human seat whose turn timer ran out by ``now_us``."""
 
     seat: int
-    action: object
+    action: Bid | Declare | Play
     bot: epb.BotMove
     now_us: int
 
@@ -186,8 +188,8 @@ def decide(state: TableState, command, next_deal: NextDeal) -> list[epb.TableEve
                                                        takeover=True)))
         return events
     if isinstance(command, Disconnect):
-        seat = state.seats[command.seat]
-        if state.status != PLAYING or seat.occupant != HUMAN or seat.disconnected_at_us:
+        held = state.seats[command.seat]
+        if state.status != PLAYING or held.occupant != HUMAN or held.disconnected_at_us:
             raise Refused("NOT_CONNECTED", "this seat is not connected")
         return [_ev(seat_disconnected=epb.SeatDisconnected(seat=command.seat))]
     if isinstance(command, Reconnect):
@@ -195,10 +197,10 @@ def decide(state: TableState, command, next_deal: NextDeal) -> list[epb.TableEve
             raise Refused("NOT_DISCONNECTED", "this seat is connected")
         return [_ev(seat_connected=epb.SeatConnected(seat=command.seat))]
     if isinstance(command, ReclaimSeat):
-        seat = state.seats[command.seat]
+        held = state.seats[command.seat]
         if state.status == FINISHED:
             raise Refused("GAME_OVER", "the game is over")
-        if seat.occupant != BOT or not seat.takeover:
+        if held.occupant != BOT or not held.takeover:
             raise Refused("SEAT_NOT_LEFT", "you hold this seat already")
         return [_ev(seat_reclaimed=epb.SeatReclaimed(seat=command.seat))]
     if isinstance(command, Act):
@@ -241,16 +243,19 @@ def _start_if_full(state: TableState, seated: epb.TableEvent,
     after = evolve(state.copy(), seated)
     if after.free_seats():
         return [seated]
+    assert after.rules is not None  # a table with seats was created, with its rules
     return [seated] + _new_game(after, after.rules.first_dealer, next_deal)
 
 
 def _new_game(state: TableState, first_dealer: int, next_deal: NextDeal) -> list[epb.TableEvent]:
     """GameStarted (every human seat pays the stake into the pot) and its first deal."""
+    assert state.created is not None and state.rules is not None
     game = Game(state.rules)
     game.dealer = first_dealer
-    paying = state.humans() if state.created.stake else []
+    stake = state.created.stake
+    paying = state.humans() if stake else []
     started = epb.GameStarted(game_number=state.game_number + 1, first_dealer=first_dealer,
-                              pot=state.created.stake * len(paying), paying_seats=paying)
+                              pot=stake * len(paying), paying_seats=paying)
     return [_ev(game_started=started)] + _deal(game, next_deal)
 
 
@@ -316,6 +321,7 @@ def _act(state: TableState, command: Act, next_deal: NextDeal) -> list[epb.Table
         raise Refused("GAME_NOT_STARTED", "the game has not started: four seats must be filled")
     if state.status == FINISHED:
         raise Refused("GAME_OVER", "the game is over")
+    assert state.game is not None  # a table playing or finished has its game
     game = state.game.copy()
     outcomes = game.apply(command.seat, command.action)       # raises IllegalAction
     events = [action_event(game, command.seat, command.action, outcomes, command.bot)]
@@ -327,7 +333,7 @@ def _act(state: TableState, command: Act, next_deal: NextDeal) -> list[epb.Table
 
 def game_over_events(state: TableState, ended: epb.GameEnded) -> list[epb.TableEvent]:
     """Fill the game's chips and rating flag in; with no human left, the table closes at once."""
-    if state.pot:
+    if state.pot and state.created is not None:
         ended.payouts.extend(share_pot(state.created.stake, state.paying_seats, ended.winning_team))
     ended.rated = state.rated
     if state.humans():
@@ -341,7 +347,9 @@ def outcome_events(game, outcomes, deal_started: epb.DealStarted | None,
     for o in outcomes:
         if isinstance(o, ContractSettled):
             events.append(_ev(contract_settled=epb.ContractSettled(
-                taker=o.taker, contract=contract_to_pb(o.contract), forced=o.forced)))
+                # contract_to_pb gives the Contract enum's number
+                taker=o.taker, contract=cast("cpb.Contract", contract_to_pb(o.contract)),
+                forced=o.forced)))
         elif isinstance(o, AllPassed):
             events.append(_ev(all_passed=epb.AllPassed(deal_number=o.deal_number)))
             events.append(_reveal(deal_started, game.deck))
@@ -368,9 +376,10 @@ def outcome_events(game, outcomes, deal_started: epb.DealStarted | None,
     return events
 
 
-def _reveal(deal_started: epb.DealStarted, deck: list[int]) -> epb.TableEvent:
+def _reveal(deal_started: epb.DealStarted | None, deck: list[int]) -> epb.TableEvent:
     """The deck and salt of the deal that ended (``deck``: the game's, the same cards as
     ``deal_started.deck``)."""
+    assert deal_started is not None  # a deal that ends was started
     revealed = epb.DeckRevealed(deal_number=deal_started.deal_number, salt=deal_started.salt)
     add_cards(revealed, "deck", deck)
     return _ev(deck_revealed=revealed)

@@ -8,8 +8,10 @@ event given by its parts, and may leave the game to a caller that moved it alrea
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from belote.rules import Game, rules_from_strings
 from belote.rules.actions import Bid, Play
@@ -153,7 +155,7 @@ def evolve_body(state: TableState, kind: str, body, sequence: int, now_us: int,
     return state
 
 
-def fold(table_id: str, events) -> TableState:
+def fold(table_id: str, events: Iterable[epb.TableEvent]) -> TableState:
     state = TableState(table_id)
     for e in events:
         evolve(state, e)
@@ -214,6 +216,7 @@ def _chat(state: TableState, e: epb.ChatPosted, now_us: int) -> None:
 def _game_started(state: TableState, e: epb.GameStarted, now_us: int) -> None:
     state.status = PLAYING
     state.game_number = e.game_number
+    assert state.rules is not None  # table_created comes first
     state.game = Game(state.rules)
     state.game.dealer = e.first_dealer
     state.first_dealer = e.first_dealer
@@ -229,19 +232,25 @@ def _deal_noted(state: TableState, e: epb.DealStarted, now_us: int) -> None:
 
 def _deal_started(state: TableState, e: epb.DealStarted, now_us: int) -> None:
     _deal_noted(state, e, now_us)
-    state.game.start_deal([card_from_pb(c) for c in e.deck])
+    _game(state).start_deal([card_from_pb(c) for c in e.deck])
 
 
 def _bid(state: TableState, e: epb.BidMade, now_us: int) -> None:
-    state.game.apply(e.seat, Bid(bid_from_pb(e.bid)))
+    _game(state).apply(e.seat, Bid(bid_from_pb(e.bid)))
 
 
 def _declared(state: TableState, e: epb.AnnouncementDeclared, now_us: int) -> None:
-    state.game.apply(e.seat, declaration_from_pb(e.announcement))
+    _game(state).apply(e.seat, declaration_from_pb(e.announcement))
 
 
 def _card(state: TableState, e: epb.CardPlayed, now_us: int) -> None:
-    state.game.apply(e.seat, Play(card_from_pb(e.card)))
+    _game(state).apply(e.seat, Play(card_from_pb(e.card)))
+
+
+def _game(state: TableState) -> Game:
+    game = state.game
+    assert game is not None, "a move before game_started"
+    return game
 
 
 def _scored(state: TableState, e: epb.DealScored, now_us: int) -> None:
@@ -263,7 +272,9 @@ def _closed(state: TableState, e: epb.TableClosed, now_us: int) -> None:
 
 
 # What each kind of event does to the state besides its clock (the rest do nothing more).
-_TABLE_HANDLERS = {
+# A handler's event is the body of its kind.
+_Handler = Callable[[TableState, Any, int], None]
+_TABLE_HANDLERS: dict[str, _Handler] = {
     "table_created": _created, "seat_joined": _joined, "seat_left": _left, "bot_seated": _bot,
     "seat_reclaimed": _reclaimed, "seat_connected": _connected, "seat_disconnected": _disconnected,
     "chat_posted": _chat, "game_started": _game_started, "deal_started": _deal_noted,
@@ -271,5 +282,5 @@ _TABLE_HANDLERS = {
     "table_closed": _closed,
 }
 # The same with the game's moves (MOVES_GAME).
-_HANDLERS = {**_TABLE_HANDLERS, "deal_started": _deal_started, "bid_made": _bid,
+_HANDLERS: dict[str, _Handler] = {**_TABLE_HANDLERS, "deal_started": _deal_started, "bid_made": _bid,
              "announcement_declared": _declared, "card_played": _card}
