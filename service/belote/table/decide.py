@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import cast
 
 from belote.rules import Game, IllegalAction
 from belote.rules.actions import Bid, Declare, Play
@@ -23,7 +22,6 @@ from belote.rules.game import (
 )
 from belote.rules.chips import share_pot
 from belote.rules.result import DealResult
-from belote.v1 import cards_pb2 as cpb
 from belote.v1 import events_pb2 as epb
 
 from .codec import (
@@ -347,8 +345,7 @@ def outcome_events(game, outcomes, deal_started: epb.DealStarted | None,
     for o in outcomes:
         if isinstance(o, ContractSettled):
             events.append(_ev(contract_settled=epb.ContractSettled(
-                # contract_to_pb gives the Contract enum's number
-                taker=o.taker, contract=cast("cpb.Contract", contract_to_pb(o.contract)),
+                taker=o.taker, contract=contract_to_pb(o.contract),
                 forced=o.forced)))
         elif isinstance(o, AllPassed):
             events.append(_ev(all_passed=epb.AllPassed(deal_number=o.deal_number)))
