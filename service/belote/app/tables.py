@@ -68,6 +68,7 @@ from belote.v1 import events_pb2 as epb
 from belote.v1 import table_service_pb2 as tpb
 
 from . import errors as err
+from .bot_pool import BotPool
 from .deadlines import Deadlines
 from .due_bots import DueBots
 from .export_signing import key_response, signed_export
@@ -129,7 +130,7 @@ class TableApp:
                  disconnect_grace_s: float = DISCONNECT_GRACE_S, *, auth_secret: str | None = None,
                  starting_chips: int = STARTING_CHIPS, clock: Callable[[], int] = _now_us,
                  tables_per_minute: int = TABLES_PER_MINUTE, server_key: bytes | None = None,
-                 spectators_per_caller: int = SPECTATORS_PER_CALLER):
+                 spectators_per_caller: int = SPECTATORS_PER_CALLER, bot_workers: int = 0):
         self.store = store
         # From outside the store (app/server_key.py); a test's app without one gets its own.
         self.server_key = server_key or secrets.token_bytes(32)
@@ -156,13 +157,15 @@ class TableApp:
         self._deadline_sooner = asyncio.Event()
         self._deadlines = Deadlines()       # the tables' soonest deadlines known to this process
         self._due_bots = DueBots(store, clock, PLAYING)
+        self.bot_pool = BotPool(bot_workers,
+                                version_of=lambda t: getattr(self._states.get(t), "version", None))
 
     @classmethod
     async def open(cls, store_url: str, *, reviewer_token: str | None = None,
                    disconnect_grace_s: float = DISCONNECT_GRACE_S,
                    tables_per_minute: int | None = None,
                    spectators_per_caller: int | None = None,
-                   server_key: bytes | None = None) -> TableApp:
+                   server_key: bytes | None = None, bot_workers: int = 0) -> TableApp:
         """Open the store; the player-token key and the starting balance come from the
         environment: BELOTE_AUTH_SECRET (unset: no registered players), BELOTE_STARTING_CHIPS."""
         store = open_store(store_url)
@@ -171,7 +174,8 @@ class TableApp:
                    starting_chips=int(os.environ.get("BELOTE_STARTING_CHIPS") or STARTING_CHIPS),
                    tables_per_minute=TABLES_PER_MINUTE if tables_per_minute is None
                    else tables_per_minute, server_key=server_key,
-                   spectators_per_caller=spectators_per_caller or SPECTATORS_PER_CALLER)
+                   spectators_per_caller=spectators_per_caller or SPECTATORS_PER_CALLER,
+                   bot_workers=bot_workers)
 
     async def close(self) -> None:
         self.shutdown()
@@ -179,6 +183,7 @@ class TableApp:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await self.bot_pool.close()
         await self._spectators.close()
         await self.store.close()
 
@@ -241,7 +246,7 @@ class TableApp:
                 state = await self._load(table_id)
                 deadline = state.turn_deadline_us()
                 if deadline is not None and now_us >= deadline:
-                    done += await self._on_deadline(state, request_ids.TIMER, self._timer_move(state, now_us))
+                    done += await self._on_deadline(state, request_ids.TIMER, await self._timer_move(state, now_us))
                 state = await self._load(table_id)
                 deadline = state.rematch_deadline_us()
                 if deadline is not None and now_us >= deadline:
@@ -279,12 +284,12 @@ class TableApp:
         except err.AppError:
             return 0      # another replica (or the player) moved first; the next sweep looks again
 
-    def _timer_move(self, state: TableState, now_us: int) -> TimerMove:
+    async def _timer_move(self, state: TableState, now_us: int) -> TimerMove:
         """A bot's move, at the table's takeover level, for the seat whose turn timer ran out."""
         seat = state.to_act()
         level = state.created.takeover_bot_level or epb.NORMAL
         seed = secrets.randbits(63)
-        action = bots.choose(level, seat_view(state, seat), seed)
+        action = await self.bot_pool.choose(state.table_id, level, seat_view(state, seat), seed)
         return TimerMove(seat, action, bots.move_record(level, seed), now_us)
 
     async def _settle(self, state: TableState, step: str) -> None:
@@ -985,10 +990,7 @@ class TableApp:
                         return
                     level = state.seats[seat].bot_level
                     seed = secrets.randbits(63)
-                    started = time.perf_counter()
-                    action = bots.choose(level, seat_view(state, seat), seed)
-                    metrics.BOT_DECISION_SECONDS.labels(epb.BotLevel.Name(level).lower()).observe(
-                        time.perf_counter() - started)
+                    action = await self.bot_pool.choose(table_id, level, seat_view(state, seat), seed)
                     command = Act(seat, action, bots.move_record(level, seed))
                     await self._execute(table_id, request_ids.bot_move(state.version + 1),
                                         lambda s, c=command: decide(s, c, self._next_deal()), state.version)
