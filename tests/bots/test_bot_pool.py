@@ -50,6 +50,10 @@ def dies(level, view, seed, version):
     os._exit(3)
 
 
+def refuses(level, view, seed, version):
+    raise bots.UnknownVersion(f"this build has no version {version} of the bot")
+
+
 def with_pid(level, view, seed, version):
     return os.getpid(), bots.choose(level, view, seed, version)
 
@@ -198,6 +202,16 @@ async def test_the_game_goes_on_after_its_bot_worker_is_killed(tmp_path):
     checked = review(entries_of_stored(stored))
     assert checked.violations == []
     assert checked.checks["bot"] >= 60
+
+
+async def test_a_bots_own_error_reaches_the_caller_and_the_worker_stays():
+    pool = BotPool(1, decide=refuses)
+    try:
+        with pytest.raises(bots.UnknownVersion, match="no version 1 of the bot"):
+            await pool.choose("t", HARD, ("X", 0, ""), 0)
+        assert pool.restarts == 0
+    finally:
+        await pool.close()
 
 
 # --------------------------------------------------------------------------------- shutdown

@@ -242,6 +242,11 @@ class BotPool:
             self._running.add(decision)
             try:
                 await self._run(slot, decision)
+            except Exception as e:  # noqa: BLE001 - an answer that does not unpickle, say
+                log.exception("bot decision failed", table_id=decision.table_id)
+                self._replace(slot, e)            # what the worker holds now is unknown
+                if not decision.future.done():
+                    decision.future.set_exception(e)
             finally:
                 self._running.discard(decision)
 
