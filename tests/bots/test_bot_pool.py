@@ -18,7 +18,14 @@ from pathlib import Path
 
 import pytest
 from belote import bots
-from belote.app.bot_pool import ATTEMPTS, BotPool, BotPoolClosed, BotWorkerLost, StaleTurn
+from belote.app.bot_pool import (
+    ATTEMPTS,
+    WORKER_NICENESS,
+    BotPool,
+    BotPoolClosed,
+    BotWorkerLost,
+    StaleTurn,
+)
 from belote.app.tables import TableApp
 from belote.observability import BOT_QUEUE_LENGTH, BOT_WORKER_RESTARTS
 from belote.review.verify import entries_of_stored, review
@@ -52,6 +59,10 @@ def dies(level, view, seed, version):
 
 def refuses(level, view, seed, version):
     raise bots.UnknownVersion(f"this build has no version {version} of the bot")
+
+
+def niceness(level, view, seed, version):
+    return os.nice(0)
 
 
 def with_pid(level, view, seed, version):
@@ -210,6 +221,15 @@ async def test_a_bots_own_error_reaches_the_caller_and_the_worker_stays():
         with pytest.raises(bots.UnknownVersion, match="no version 1 of the bot"):
             await pool.choose("t", HARD, ("X", 0, ""), 0)
         assert pool.restarts == 0
+    finally:
+        await pool.close()
+
+
+async def test_workers_think_at_a_lower_priority_than_the_loop():
+    pool = BotPool(1, decide=niceness)
+    try:
+        assert await pool.choose("t", HARD, None, 0) == min(os.nice(0) + WORKER_NICENESS, 19)
+        assert WORKER_NICENESS == 10
     finally:
         await pool.close()
 

@@ -13,6 +13,8 @@ what the same call returns in the server's own process, so the review recomputes
 - A worker that dies is replaced and its decision retried (ATTEMPTS in all).
 - ``drain(grace)`` lets the decisions running finish for at most ``grace`` seconds and drops
   the queued ones; ``close()`` then ends the workers.
+- The workers run at a lower priority (WORKER_NICENESS): the loop stays responsive when the
+  bots have every core busy.
 - ``workers=0`` decides in the caller, on the loop (tests, the demo).
 """
 
@@ -38,6 +40,8 @@ from . import errors as err
 
 ATTEMPTS = 3           # a decision whose worker died is tried this many times in all
 STOP_S = 1.0           # a worker asked to stop is killed after this long
+# With every core thinking, the loop that answers the calls and streams comes first.
+WORKER_NICENESS = 10
 
 log = structlog.get_logger("belote.bot_pool")
 
@@ -88,6 +92,7 @@ def _decide_timed(decide, payload) -> tuple[bool, object, float]:
 def _work(conn, decide) -> None:
     """A worker process: decide what it is sent until its pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C stops the server, which stops us
+    os.nice(WORKER_NICENESS)
     while True:
         try:
             payload = conn.recv()

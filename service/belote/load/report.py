@@ -45,7 +45,7 @@ class LoadReport:
         rss = "n/a" if self.server_rss_kb is None else f"{self.server_rss_kb} KB"
         bots = (f", {self.humans_per_table} human(s) and {4 - self.humans_per_table} {self.bots} "
                 f"bots per table" if self.humans_per_table < 4 else "")
-        workers = ("" if self.workers_cpu_percent is None
+        workers = ("" if self.workers_cpu_percent is None or self.humans_per_table == 4
                    else f", bot workers {self.workers_cpu_percent:.0f}% of a core")
         lines = [
             f"tables: {self.tables}{bots}, {self.seconds:.0f} s, "
