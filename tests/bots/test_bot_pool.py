@@ -80,6 +80,15 @@ async def until(condition, timeout: float = 20.0) -> None:
         await asyncio.sleep(0.01)
 
 
+async def decide_running(pool: BotPool, table_id: str, level: int, name: str, seconds: float,
+                         log: Path) -> asyncio.Task:
+    """A decision asked and now running in a worker (its name logged)."""
+    seen = len(started(log))
+    task = asyncio.create_task(pool.choose(table_id, level, (name, seconds, str(log)), 0))
+    await until(lambda: started(log)[seen:] == [name])
+    return task
+
+
 def queue_gauge(level: str) -> float:
     return BOT_QUEUE_LENGTH.labels(level)._value.get()
 
@@ -90,8 +99,7 @@ async def test_a_table_with_a_backlog_does_not_starve_another(tmp_path):
     log = tmp_path / "log"
     pool = BotPool(1, decide=scripted)
     try:
-        busy = asyncio.create_task(pool.choose("busy", HARD, ("Z", 0.3, str(log)), 0))
-        await until(lambda: started(log) == ["Z"])
+        busy = await decide_running(pool, "busy", HARD, "Z", 0.3, log)
         done: list[str] = []
         tasks = []
         for table, name in [("a", "A0"), ("a", "A1"), ("a", "A2"), ("a", "A3"), ("b", "B0"),
@@ -118,8 +126,7 @@ async def test_a_decision_whose_turn_moved_on_while_queued_never_runs(tmp_path):
     versions = {"t": 7, "busy": 1}
     pool = BotPool(1, decide=scripted, version_of=versions.get)
     try:
-        busy = asyncio.create_task(pool.choose("busy", NORMAL, ("Z", 0.3, str(log)), 0))
-        await until(lambda: started(log) == ["Z"])
+        busy = await decide_running(pool, "busy", NORMAL, "Z", 0.3, log)
         stale = asyncio.create_task(pool.choose("t", NORMAL, ("T", 0.0, str(log)), 0))
         await asyncio.sleep(0)
         versions["t"] = 8                  # the human acted meanwhile
@@ -139,8 +146,7 @@ async def test_a_decision_whose_turn_moved_on_while_running_is_not_returned(tmp_
     versions = {"t": 7}
     pool = BotPool(1, decide=scripted, version_of=versions.get)
     try:
-        running = asyncio.create_task(pool.choose("t", NORMAL, ("T", 0.3, str(log)), 0))
-        await until(lambda: started(log) == ["T"])
+        running = await decide_running(pool, "t", NORMAL, "T", 0.3, log)
         versions["t"] = 8
         with pytest.raises(StaleTurn):
             await running
@@ -155,8 +161,7 @@ async def test_a_killed_worker_is_replaced_and_its_decision_retried(tmp_path):
     pool = BotPool(1, decide=slow_the_first_time)
     restarts_before = BOT_WORKER_RESTARTS._value.get()
     try:
-        asked = asyncio.create_task(pool.choose("t", HARD, ("K", 30.0, str(log)), 0))
-        await until(lambda: started(log) == ["K"])
+        asked = await decide_running(pool, "t", HARD, "K", 30.0, log)
         [victim] = pool.worker_pids()
         os.kill(victim, signal.SIGKILL)
         name, pid = await asyncio.wait_for(asked, 20)
@@ -240,8 +245,7 @@ async def test_drain_lets_a_running_decision_finish_and_drops_the_queued(tmp_pat
     log = tmp_path / "log"
     pool = BotPool(1, decide=scripted)
     try:
-        running = asyncio.create_task(pool.choose("a", NORMAL, ("A", 0.3, str(log)), 0))
-        await until(lambda: started(log) == ["A"])
+        running = await decide_running(pool, "a", NORMAL, "A", 0.3, log)
         queued = asyncio.create_task(pool.choose("b", NORMAL, ("B", 0.0, str(log)), 0))
         await asyncio.sleep(0)
         await pool.drain(10.0)
@@ -258,8 +262,7 @@ async def test_drain_lets_a_running_decision_finish_and_drops_the_queued(tmp_pat
 async def test_shutdown_waits_no_longer_than_the_grace_for_a_decision(tmp_path):
     log = tmp_path / "log"
     pool = BotPool(2, decide=scripted)
-    hung = asyncio.create_task(pool.choose("a", NORMAL, ("A", 60.0, str(log)), 0))
-    await until(lambda: started(log) == ["A"])
+    hung = await decide_running(pool, "a", NORMAL, "A", 60.0, log)
     workers = list(pool._processes)
     began = time.monotonic()
     await pool.drain(0.5)
