@@ -61,6 +61,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.tables_per_minute < 0:
         print("belote serve: --tables-per-minute: 0 (no quota) or more", file=sys.stderr)
         return 2
+    if args.bot_workers is not None and args.bot_workers < 0:
+        print("belote serve: --bot-workers: 0 (bots decide in the server's process) or more",
+              file=sys.stderr)
+        return 2
     try:
         return asyncio.run(serve(args.listen, args.store, reviewer_token(args), grace=args.grace,
                                  disconnect_grace=args.disconnect_grace, key_file=args.key_file,
@@ -69,7 +73,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                  metrics_listen=args.metrics_listen or None,
                                  web_listen=args.web_listen or None,
                                  web_origins=tuple(o for o in args.web_origins.split(",") if o),
-                                 quick_play_wait=args.quick_play_wait))
+                                 quick_play_wait=args.quick_play_wait,
+                                 bot_workers=args.bot_workers))
     except (BindError, StoreError, KeyError_, SecretFileError) as exc:
         print(f"belote serve: {exc}", file=sys.stderr)
         return 2
@@ -314,6 +319,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="spectator streams of one table that one caller (an address, with "
                             "the token it shows) may hold open, of the table's 50 (env "
                             "BELOTE_SPECTATORS_PER_CALLER; default 10)")
+    serve.add_argument("--bot-workers", type=int, default=_env("BELOTE_BOT_WORKERS"),
+                       help="processes the bots decide in, off the loop that serves the calls; 0: "
+                            "in the server's own process (env BELOTE_BOT_WORKERS; default one per "
+                            "core)")
     serve.set_defaults(run=cmd_serve)
 
     demo = commands.add_parser("demo", help="play a game of four bots and print its score")

@@ -59,6 +59,15 @@ APPEND_CONFLICTS = Counter("belote_append_conflicts_total",
 BOT_DECISION_SECONDS = Histogram("belote_bot_decision_seconds", "Time a bot takes to choose an action.",
                                  ("level",),
                                  buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1))
+# The bot pool (app/bot_pool.py): decisions waiting for a worker, how long they waited, and
+# workers that died and were replaced.
+BOT_QUEUE_LENGTH = Gauge("belote_bot_queue_length", "Bot decisions waiting for a worker.", ("level",))
+BOT_QUEUE_WAIT_SECONDS = Histogram("belote_bot_queue_wait_seconds",
+                                   "Time a bot decision waits for a worker.", ("level",),
+                                   buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+                                            1, 2.5, 5))
+BOT_WORKER_RESTARTS = Counter("belote_bot_worker_restarts_total",
+                              "Bot worker processes that died and were replaced.")
 FOLD_SECONDS = Histogram("belote_fold_seconds", "Time to bring a table's state up to its log's version.",
                          buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1))
 STORE_UP = Gauge("belote_store_up", "1 while the event store answers, else 0.")
@@ -69,7 +78,8 @@ METRIC_NAMES = (
     "belote_watch_streams", "belote_events_appended_total", "belote_store_append_seconds",
     "belote_append_conflicts_total", "belote_bot_decision_seconds", "belote_fold_seconds",
     "belote_store_up", "belote_web_rpc_started_total", "belote_web_rpc_handled_total",
-    "belote_web_rpc_handling_seconds", "belote_web_msg_sent_total",
+    "belote_web_rpc_handling_seconds", "belote_web_msg_sent_total", "belote_bot_queue_length",
+    "belote_bot_queue_wait_seconds", "belote_bot_worker_restarts_total",
 )
 
 

@@ -129,6 +129,29 @@ def test_load_plays_tables_of_thinking_players_and_reports(server_factory):
     assert re.fullmatch(r"server: cpu \d+% of a core, rss \d+ KB", lines[5])
 
 
+def test_load_plays_tables_of_one_human_and_three_bots_and_reports_the_humans_wait(server_factory):
+    server = server_factory()
+    run = belote("load", "--target", server.address, "--tables", "2", "--duration", "3",
+                 "--think-ms", "40", "--humans-per-table", "1", "--bots", "hard",
+                 "--server-pid", str(server.proc.pid))
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0] == "tables: 2, 1 human(s) and 3 hard bots per table, 3 s, players think 20-60 ms per action"
+    acts = float(re.fullmatch(r"human acts: ([\d.]+)/s; wait \(Act answered -> next turn\): "
+                              r"p50 [\d.]+ ms, p99 [\d.]+ ms", lines[3]).group(1))
+    assert acts > 1
+    assert lines[5] == "errors: 0"
+    # The bots decide in the server's worker processes (one per core by default).
+    assert re.fullmatch(r"server: cpu \d+% of a core, bot workers \d+% of a core, rss \d+ KB", lines[6])
+
+
+def test_serve_refuses_a_negative_number_of_bot_workers(tmp_path):
+    run = belote("serve", "--listen", "127.0.0.1:0", "--store", f"sqlite:///{tmp_path}/b.db",
+                 "--bot-workers", "-1")
+    assert run.returncode == 2
+    assert "--bot-workers: 0 (bots decide in the server's process) or more" in run.stderr
+
+
 async def test_serve_takes_the_reviewer_token_from_a_file_kept_off_the_command_line(
         server_factory, tmp_path):
     token_file = tmp_path / "reviewer.token"

@@ -377,7 +377,7 @@ def test_every_alert_has_a_firing_and_a_quiet_unit_test():
     alerts = {r["alert"] for g in load_yaml(PROMETHEUS / "alerts.yml")["groups"]
               for r in g["rules"] if "alert" in r}
     assert {"BeloteRpcLatencyHigh", "BeloteRpcErrorRatioHigh", "BeloteStoreDown",
-            "BeloteNoWatchStreams"} <= alerts
+            "BeloteNoWatchStreams", "BeloteBotsBehind"} <= alerts
     tests = load_yaml(PROMETHEUS / "alerts_test.yml")
     assert tests["rule_files"] == ["alerts.yml"]
     fired, quiet = set(), set()

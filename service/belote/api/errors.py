@@ -52,7 +52,7 @@ _CODE_OF = {
         "TOO_MANY_SPECTATOR_STREAMS", "CHAT_TOO_FAST", "READS_TOO_SLOWLY",
     ),
     grpc.StatusCode.ABORTED: (
-        "VERSION_CONFLICT", "TABLE_CHANGED",
+        "VERSION_CONFLICT", "TABLE_CHANGED", "TURN_MOVED_ON",
     ),
     grpc.StatusCode.OUT_OF_RANGE: (
         "SEQUENCE_AHEAD",
@@ -61,7 +61,7 @@ _CODE_OF = {
         "REQUEST_ID_REUSED",
     ),
     grpc.StatusCode.UNAVAILABLE: (
-        "STORE_UNAVAILABLE",
+        "STORE_UNAVAILABLE", "SHUTTING_DOWN", "BOT_WORKER_LOST",
     ),
     grpc.StatusCode.INTERNAL: (
         "INTERNAL",

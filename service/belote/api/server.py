@@ -66,7 +66,10 @@ class RunningServer:
         self.app.shutdown()  # watch streams return cleanly; clients resume from sequence + 1
         if self.web is not None:
             await self.web.stop()
-        await self.server.stop(grace)
+        # Bot decisions running may finish (and their moves be appended) within the grace too.
+        pool = getattr(self.app, "bot_pool", None)
+        await asyncio.gather(self.server.stop(grace),
+                             pool.drain(grace or 0) if pool else asyncio.sleep(0))
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -204,8 +207,10 @@ async def serve(listen: str, store_url: str, reviewer_token: str | None = None, 
                 key_file: str | None = None,
                 grace: float = 5.0, metrics_listen: str | None = None,
                 web_listen: str | None = None, web_origins: tuple[str, ...] = (),
-                quick_play_wait: float | None = None) -> int:
-    """``belote serve``: run until SIGTERM or SIGINT, then stop gracefully. Returns the exit code."""
+                quick_play_wait: float | None = None, bot_workers: int | None = None) -> int:
+    """``belote serve``: run until SIGTERM or SIGINT, then stop gracefully. Returns the exit code.
+    ``bot_workers``: processes the bots decide in (None: one per core)."""
+    from belote.app.bot_pool import default_workers
     from belote.app.export_signing import key_text, public_key
     from belote.app.server_key import load_server_key
     from belote.app.tables import TableApp  # the app pulls in the store and the rules
@@ -215,7 +220,8 @@ async def serve(listen: str, store_url: str, reviewer_token: str | None = None, 
     app = await TableApp.open(store_url, reviewer_token=reviewer_token,
                               disconnect_grace_s=disconnect_grace,
                               tables_per_minute=tables_per_minute, server_key=server_key,
-                              spectators_per_caller=spectators_per_caller)
+                              spectators_per_caller=spectators_per_caller,
+                              bot_workers=default_workers() if bot_workers is None else bot_workers)
     if quick_play_wait is not None:
         from belote.app.quickplay import quick_play_of
 
@@ -228,6 +234,7 @@ async def serve(listen: str, store_url: str, reviewer_token: str | None = None, 
     except BaseException:
         await app.close()
         raise
+    app.bot_pool.start()
     tune_garbage_collection()
     # Tests and scripts read the port from this line (it matters with port 0).
     print(f"listening on {running.address}", flush=True)

@@ -1,20 +1,18 @@
 """The bots at the tables: while a bot is to act, ask it (with its seat's view and a fresh seed,
 which goes into the event) and append its move; and a timer move for a human seat out of time.
 
-Bots decide through a ``bot_pool``, an object with ``async choose(table_id, level, view,
-seed)``; :class:`InProcessBots`, the default, asks ``bots.choose`` in this process.
+Bots decide through the app's ``BotPool`` (app/bot_pool.py): in worker processes, or in this
+one with no workers (tests).
 """
 
 from __future__ import annotations
 
 import asyncio
 import secrets
-import time
 
 import structlog
 
 from belote import bots
-from belote import observability as metrics
 from belote.store import StoreError
 from belote.table import request_ids
 from belote.table.decide import Act, TimerMove
@@ -28,13 +26,6 @@ from .deals import deciding
 log = structlog.get_logger("belote.app")
 
 BOT_RETRY_S = (0.05, 0.1, 0.2, 0.5, 1.0)   # bots paused by the store try again after these, then every 1 s
-
-
-class InProcessBots:
-    """The bot pool of one process: each decision on the event loop, by ``bots.choose``."""
-
-    async def choose(self, table_id: str, level: int, view, seed: int):
-        return bots.choose(level, view, seed)
 
 
 class BotRunner:
@@ -89,10 +80,7 @@ class BotRunner:
                         return
                     level = state.seats[seat].bot_level
                     seed = secrets.randbits(63)
-                    started = time.perf_counter()
                     action = await self.bot_pool.choose(table_id, level, seat_view(state, seat), seed)
-                    metrics.BOT_DECISION_SECONDS.labels(epb.BotLevel.Name(level).removeprefix("BOT_LEVEL_").lower()).observe(
-                        time.perf_counter() - started)
                     command = Act(seat, action, bots.move_record(level, seed))
                     await self._tables.execute(table_id, request_ids.bot_move(state.version + 1),
                                                deciding(command), state.version)
@@ -101,7 +89,9 @@ class BotRunner:
                     reason = e.reason if isinstance(e, err.AppError) else err.STORE_UNAVAILABLE
                     if reason in err.RACES:           # someone else moved first: look again
                         continue
-                    if reason != err.STORE_UNAVAILABLE:
+                    if reason == "SHUTTING_DOWN":
+                        return
+                    if reason not in (err.STORE_UNAVAILABLE, "BOT_WORKER_LOST"):
                         log.error("bot move refused", table_id=table_id, reason=e.reason, error=e.message)
                         return
                     if not failures:

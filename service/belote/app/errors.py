@@ -13,7 +13,7 @@ STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
 
 # The reasons (all ABORTED) that say the table moved on while the request was judged: the caller
 # looks at the table again and retries.
-RACES = frozenset({"VERSION_CONFLICT", "TABLE_CHANGED"})
+RACES = frozenset({"VERSION_CONFLICT", "TABLE_CHANGED", "TURN_MOVED_ON"})
 # The refusals of a join or a bot seating at a table that filled, started or closed meanwhile
 # (quick play then tries the next table).
 JOIN_MISSED = frozenset({"TABLE_FULL", "SEAT_TAKEN", "GAME_OVER", "TABLE_CLOSED", "ALREADY_SEATED",

@@ -128,6 +128,11 @@ class Repository:
         self._states: OrderedDict[str, object] = OrderedDict()
         self._tails: dict[str, deque] = {}     # last events this process appended
 
+    def cached_version(self, log_id: str) -> int | None:
+        """The version of the log this process last saw (None: not cached)."""
+        state = self._states.get(log_id)
+        return None if state is None else self.model.version(state)
+
     def cached(self, log_id: str):
         """The state this process holds (maybe behind the log), or None."""
         return self._states.get(log_id)

@@ -38,7 +38,8 @@ from belote.v1 import table_service_pb2 as tpb
 
 from . import errors as err
 from .access import Access, check_seat_still_yours, sha256
-from .bot_runner import BotRunner, InProcessBots
+from .bot_pool import BotPool
+from .bot_runner import BotRunner
 from .commands import AddBot, Chat, Join, Leaderboard, Leave, Look, Move, NewTable, Rematch
 from .deadlines import DeadlineSweep
 from .deals import deciding
@@ -84,7 +85,7 @@ class TableApp:
                  disconnect_grace_s: float = DISCONNECT_GRACE_S, *, auth_secret: str | None = None,
                  starting_chips: int = STARTING_CHIPS, clock: Callable[[], int] = _now_us,
                  tables_per_minute: int = TABLES_PER_MINUTE, server_key: bytes | None = None,
-                 spectators_per_caller: int = SPECTATORS_PER_CALLER, bot_pool=None):
+                 spectators_per_caller: int = SPECTATORS_PER_CALLER, bot_workers: int = 0):
         self.store = store
         # From outside the store (app/server_key.py); a test's app without one gets its own.
         self.server_key = server_key or secrets.token_bytes(32)
@@ -105,7 +106,8 @@ class TableApp:
         self._closing = asyncio.Event()
         self.watching = Watching(self.tables, self.access, clock, self._closing, self._spawn,
                                  spectators_per_caller=spectators_per_caller)
-        self.bots = BotRunner(self.tables, bot_pool or InProcessBots(), self._closing)
+        self.bot_pool = BotPool(bot_workers, version_of=self.tables.cached_version)
+        self.bots = BotRunner(self.tables, self.bot_pool, self._closing)
         self.deadlines = DeadlineSweep(self.tables, clock, disconnect_grace_s, self.stakes,
                                        self.bots, self._closing)
         self._due_bots = DueBots(store, clock, PLAYING)
@@ -115,7 +117,7 @@ class TableApp:
                    disconnect_grace_s: float = DISCONNECT_GRACE_S,
                    tables_per_minute: int | None = None,
                    spectators_per_caller: int | None = None,
-                   server_key: bytes | None = None, bot_pool=None) -> TableApp:
+                   server_key: bytes | None = None, bot_workers: int = 0) -> TableApp:
         """Open the store; the player-token key and the starting balance come from the
         environment: BELOTE_AUTH_SECRET (unset: no registered players), BELOTE_STARTING_CHIPS."""
         store = open_store(store_url)
@@ -125,7 +127,7 @@ class TableApp:
                    tables_per_minute=TABLES_PER_MINUTE if tables_per_minute is None
                    else tables_per_minute, server_key=server_key,
                    spectators_per_caller=spectators_per_caller or SPECTATORS_PER_CALLER,
-                   bot_pool=bot_pool)
+                   bot_workers=bot_workers)
 
     async def close(self) -> None:
         self.shutdown()
@@ -133,6 +135,7 @@ class TableApp:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await self.bot_pool.close()
         await self.watching.spectators.close()
         await self.store.close()
 

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 MODULES = ["rules_bench", "table_bench", "app_bench", "review_bench", "bots_bench", "pg_bench",
-           "load_bench", "abuse_bench", "slow_reader_bench", "sweep_bench", "web_bench"]
+           "load_bench", "bots_load_bench", "abuse_bench", "slow_reader_bench", "sweep_bench", "web_bench"]
 
 
 def main(argv: list[str]) -> int:

@@ -1,5 +1,7 @@
 """Scripted tables: four seats, one connection each, each watching its stream and acting on its
 turn (its last legal action: a take rather than a pass). Measures Act latency, stream lag and cards played.
+Or fewer scripted humans per table and bots of a level on the other seats: then also each
+human's wait, from its Act's answer to its next turn (the bots' moves in between).
 
 A seat acts the moment it is its turn (``think_s`` 0: a closed loop that saturates the server,
 for throughput) or after thinking like a player, a uniform 0.5 to 1.5 times ``think_s`` (for
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 import grpc
 
 from belote.rules.options import MAX_TARGET
+from belote.v1 import events_pb2 as epb
 from belote.v1 import table_service_pb2 as pb
 from belote.v1 import table_service_pb2_grpc as tgrpc
 
@@ -23,6 +26,8 @@ from belote.v1 import table_service_pb2_grpc as tgrpc
 @dataclass
 class LoadStats:
     act_latencies: list[float] = field(default_factory=list)      # seconds
+    waits: list[float] = field(default_factory=list)      # a human's Act answered -> its next turn
+    watching: int = 4                                      # seats watching each table
     # (table, sequence) -> arrival times (unix s) at each seat, and the event's time
     arrivals: dict[tuple[str, int], list[float]] = field(default_factory=dict)
     event_times: dict[tuple[str, int], float] = field(default_factory=dict)
@@ -35,9 +40,9 @@ class LoadStats:
         self.error_kinds[what] = self.error_kinds.get(what, 0) + 1
 
     def stream_lags(self) -> list[float]:
-        """Per event seen by all four seats: last arrival minus the time it was appended."""
+        """Per event seen by every seat watching: last arrival minus the time it was appended."""
         return [max(times) - self.event_times[key] for key, times in self.arrivals.items()
-                if len(times) == 4]
+                if len(times) == self.watching]
 
 
 def _rid() -> str:
@@ -55,6 +60,7 @@ class Seat:
         self.to_act = -1
         self.dealer = 0
         self.turn_changed = asyncio.Event()
+        self.answered_at: float | None = None    # when its last Act was answered (perf_counter)
 
     async def join(self) -> None:
         reply = await self.stub.JoinTable(pb.JoinTableRequest(
@@ -106,6 +112,9 @@ class Seat:
             self.turn_changed.clear()
             if self.to_act != self.seat:
                 continue
+            if self.answered_at is not None:
+                self.stats.waits.append(time.perf_counter() - self.answered_at)
+                self.answered_at = None
             if self.think_s:
                 await asyncio.sleep(self.think_s * self.rng.uniform(0.5, 1.5))
             try:
@@ -116,7 +125,8 @@ class Seat:
                 started = time.perf_counter()
                 await self.stub.Act(pb.ActRequest(table_id=self.table_id, action=legal.actions[-1],
                                                   request_id=_rid()), metadata=self.auth)
-                self.stats.act_latencies.append(time.perf_counter() - started)
+                self.answered_at = time.perf_counter()
+                self.stats.act_latencies.append(self.answered_at - started)
             except grpc.aio.AioRpcError as e:
                 if not self.stop.is_set():
                     self.stats.error(f"act {e.code().name}")
@@ -126,9 +136,11 @@ class Seat:
 
 
 async def run_tables(target: str, tables: int, duration: float, preset: str = "classic",
-                     warmup: float = 1.0, think_s: float = 0.0) -> LoadStats:
-    """``tables`` tables of four scripted seats for ``duration`` seconds (after a warm-up)."""
-    stats = LoadStats()
+                     warmup: float = 1.0, think_s: float = 0.0, humans_per_table: int = 4,
+                     bot_level: int = epb.BOT_LEVEL_NORMAL) -> LoadStats:
+    """``tables`` tables of ``humans_per_table`` scripted seats (the first ones) and bots of
+    ``bot_level`` on the others, for ``duration`` seconds (after a warm-up)."""
+    stats = LoadStats(watching=humans_per_table)
     stop = asyncio.Event()
     async with grpc.aio.insecure_channel(target) as lobby:
         stub = tgrpc.TableServiceStub(lobby)
@@ -137,9 +149,16 @@ async def run_tables(target: str, tables: int, duration: float, preset: str = "c
             created = await stub.CreateTable(pb.CreateTableRequest(
                 preset=preset, options={"target": str(MAX_TARGET)}, request_id=_rid()))
             ids.append(created.table_id)
-    seats = [Seat(target, table_id, s, stats, stop, think_s) for table_id in ids for s in range(4)]
-    for i in range(0, len(seats), 64):
-        await asyncio.gather(*(s.join() for s in seats[i:i + 64]))
+        seats = [Seat(target, table_id, s, stats, stop, think_s)
+                 for table_id in ids for s in range(humans_per_table)]
+        for i in range(0, len(seats), 64):
+            await asyncio.gather(*(s.join() for s in seats[i:i + 64]))
+        for s in seats:
+            if s.seat == 0:       # a seated player may seat the bots; the game starts then
+                for bot_seat in range(humans_per_table, 4):
+                    await stub.AddBot(pb.AddBotRequest(table_id=s.table_id, seat=bot_seat,
+                                                       level=bot_level, request_id=_rid()),
+                                      metadata=s.auth)
     measuring = {"on": False, "since": 0.0}
     watchers = []
     for s in seats:
@@ -151,6 +170,7 @@ async def run_tables(target: str, tables: int, duration: float, preset: str = "c
         s.turn_changed.set()
     await asyncio.sleep(warmup)
     stats.act_latencies.clear()
+    stats.waits.clear()
     stats.cards = 0
     stats.errors = 0
     stats.error_kinds.clear()
