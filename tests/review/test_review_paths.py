@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 from belote.review import verify
+from belote.review.replay import Replay
 from belote.review.verify import entries_of, review
 from belote.table import state
 from belote.table.views import table_view
@@ -51,7 +52,7 @@ def test_the_replayed_state_is_the_folded_state(samples, preset):
     for cut in cuts:
         folded = _state_of(state.fold(log[0].table_id, [m.event for m in log[:cut]]))
         for fast in (True, False):
-            replay = verify._Replay(check_bots=False, fast=fast)
+            replay = Replay(check_bots=False, fast=fast)
             replay.run(entries[:cut])
             assert replay.out.violations == []
             assert _state_of(replay.state) == folded, (cut, fast)
