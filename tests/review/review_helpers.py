@@ -82,12 +82,10 @@ def set_card(log, i: int, card: int) -> None:
 def play_instead(log, i: int, card: int) -> None:
     """Another card at index ``i``, with the belote call the rules give it (as a cheat who knows
     the rules would write it: only the choice of the card is left to catch)."""
-    from belote.rules.game import BeloteCalled
+    from belote.table.decide import belote_call
     set_card(log, i, card)
     body = log[i].event.card_played
-    body.belote = next((epb.BELOTE if o.call == "belote" else epb.REBELOTE
-                        for o in state_before(log, i).game.copy().apply(body.seat, Play(card))
-                        if isinstance(o, BeloteCalled)), epb.BELOTE_CALL_NONE)
+    body.belote = belote_call(state_before(log, i).game.copy().apply(body.seat, Play(card)))
 
 
 # preset -> (seats, options); targets are lowered where a game would be long.

@@ -545,3 +545,24 @@ def test_a_time_finer_than_the_hash_covers_is_caught(samples):
     (v,) = findings(log, check_bots=False).violations
     assert (v.sequence, v.check) == (i + 1, "envelope")
     assert v.message.startswith("the event's time has a part finer than a microsecond")
+
+
+@pytest.mark.parametrize("where", ["called", "mid-trick", "trick's end"])
+def test_a_changed_belote_call_is_caught(samples, where):
+    # The belote call is the one field of a card the server fills in (decide's belote_call):
+    # dropped where the rules call it, or added to a card that calls nothing, whether or not the
+    # card ends a trick (the replay's two ways through a card).
+    log = clone(samples.logs["classic"])
+    if where == "called":
+        i = index_of(log, "card_played", lambda m: m.event.card_played.belote != 0)
+        log[i].event.card_played.belote = epb.BELOTE_CALL_NONE
+    else:
+        ends = where == "trick's end"
+        i = next(i for i in range(40, len(log) - 1) if log[i].type == "card_played"
+                 and log[i].event.card_played.belote == 0 and (log[i + 1].type == "trick_won") == ends)
+        log[i].event.card_played.belote = epb.BELOTE
+    result = findings(rechain(log), check_bots=False)
+    assert result.first_violation == i + 1
+    (v,) = at(result, i + 1)
+    assert (v.check, v.message) == ("derived", "card_played.belote is not what the rules give")
+    assert v.expected != v.found
