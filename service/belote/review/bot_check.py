@@ -34,24 +34,24 @@ class BotCheck:
 
     def check(self, state: TableState, e: Entry, seat: int, action, bot: epb.BotMove) -> None:
         """Check the bot move ``action`` of ``seat`` at ``e`` on ``state``, the table just before it."""
-        at, level, fail = e.position, bot.level, self.fail
         if bot.timer:
             self._timer_move(state, e, bot)
         else:
             # A seated bot's move: a bot of that level holds the seat, and the bot loop appended it.
+            at, level = e.position, bot.level
             if 0 <= seat <= 3:
                 occupant = state.seats[seat]
                 if occupant.occupant != BOT or occupant.bot_level != level:
                     found = (f"a {BOT_LEVEL_NAMES.get(occupant.bot_level, occupant.bot_level)} bot"
                              if occupant.occupant == BOT else f"{occupant.occupant} seat")
                     name = _bot_name(level)
-                    fail(at, "bot", f"a {name} bot's move at seat {seat}, which no {name} bot "
-                         "plays", f"a {name} bot", found)
+                    self.fail(at, "bot", f"a {name} bot's move at seat {seat}, which no {name} "
+                              "bot plays", f"a {name} bot", found)
             made_by = request_ids.bot_move(at)
             if e.request_id != made_by:
-                fail(at, "bot", "a bot's move is appended by the server's bot loop under the "
-                     "request id named after the sequence its event gets", made_by,
-                     e.request_id or "(none)")
+                self.fail(at, "bot", "a bot's move is appended by the server's bot loop under the "
+                          "request id named after the sequence its event gets", made_by,
+                          e.request_id or "(none)")
         if self.recompute and state.game is not None and state.to_act() == seat:
             self._recompute(state, e, seat, action, bot)     # else the legality check says so
 

@@ -64,7 +64,7 @@ class Replay:
         self.decks: dict[int, list[int] | None] = {}
         self.halted = False              # the table's options cannot be played: nothing to replay
         self.log_score = None            # the log's last DealScored, while it is taken at its word
-        self._check_bot = BotCheck(self.fail, check_bots, self.counts).check
+        self.bots = BotCheck(self.fail, check_bots, self.counts)
 
     def fail(self, sequence: int, check: str, message: str, expected="", found="", rule="") -> None:
         self.out.violations.append(Violation(sequence, check, message, str(expected), str(found), rule))
@@ -210,7 +210,7 @@ class Replay:
         if command is None:
             return state.exists
         if is_act and command.bot is not None:
-            self._check_bot(state, e, command.seat, command.action, command.bot)
+            self.bots.check(state, e, command.seat, command.action, command.bot)
         next_deal = _next_deal(group, self.decks)
         try:
             if is_act and command.bot is not None and command.bot.timer:
@@ -278,7 +278,7 @@ class Replay:
         if bot is not None:
             if bot.timer:
                 return self._decide(state, group)
-            self._check_bot(state, e, seat, action, bot)
+            self.bots.check(state, e, seat, action, bot)
         game = state.game
         try:
             outcomes = game.apply(seat, action)
@@ -305,7 +305,7 @@ class Replay:
             bot = body.bot
             if bot.timer:
                 return self._decide(state, group)
-            self._check_bot(state, e, seat, action, bot)
+            self.bots.check(state, e, seat, action, bot)
         try:
             outcomes = state.game.play_card(seat, action.card)
         except IllegalAction as err:
