@@ -15,7 +15,7 @@ from review_helpers import GAMES
 
 
 def test_the_replay_knows_which_events_move_the_state():
-    # verify.py makes an action's moves on the replay's game with decide's steps, then folds the
+    # replay.py makes an action's moves on the replay's game with decide's steps, then folds the
     # events with evolve leaving the game as it is (move_game=False): the events whose evolve
     # moves the game must be the actions and the deals they start, no other.
     assert verify.ACTIONS | {"deal_started"} == state.MOVES_GAME
