@@ -308,12 +308,12 @@ def action_event(game, seat: int, action, outcomes, bot: epb.BotMove | None) -> 
                                           belote=belote_call(outcomes)))
 
 
-def belote_call(outcomes) -> int:
-    """The BeloteCall a card's event carries, from the outcomes of playing it (0: none)."""
+def belote_call(outcomes) -> epb.BeloteCall:
+    """The BeloteCall a card's event carries, from the outcomes of playing it."""
     for o in outcomes:
         if isinstance(o, BeloteCalled):
             return epb.BELOTE if o.call == "belote" else epb.REBELOTE
-    return 0
+    return epb.BELOTE_CALL_NONE
 
 
 def _act(state: TableState, command: Act, next_deal: NextDeal) -> list[epb.TableEvent]:
