@@ -566,3 +566,24 @@ def test_a_changed_belote_call_is_caught(samples, where):
     (v,) = at(result, i + 1)
     assert (v.check, v.message) == ("derived", "card_played.belote is not what the rules give")
     assert v.expected != v.found
+
+
+def test_no_card_is_played_at_a_table_the_log_closed_during_a_game(samples):
+    # After an illegal card the replay takes the log's word for the game, a TableClosed too;
+    # from the next deal on, decide refuses every action at the closed table, and so does the
+    # fast path (findings checks both ways agree).
+    log = clone(samples.logs["classic"])
+    i = index_of(log, "card_played", lambda m: not m.event.card_played.HasField("bot"), start=60)
+    state = state_before(log, i)
+    seat = log[i].event.card_played.seat
+    set_card(log, i, next(c for c in range(32) if not state.game.play.hands[seat] >> c & 1
+                          and c not in state.game.play.trick))
+    closed = epb.LoggedEvent()
+    closed.CopyFrom(log[i + 1])
+    closed.type = "table_closed"
+    closed.event.table_closed.CopyFrom(epb.TableClosed(reason=epb.NO_HUMANS))
+    log.insert(i + 2, closed)
+    result = findings(rechain(log, renumber=True))
+    deal = index_of(log, "deal_started", start=i + 2)
+    refused = [v for v in result.violations if v.sequence > deal + 1 and v.check == "legal"]
+    assert refused and {v.rule for v in refused} == {"TABLE_CLOSED"}

@@ -109,8 +109,7 @@ class Replay:
             # not depend on the cards).
             if not stopped or (kind not in ACTIONS and state.exists):
                 legal += 1
-                # The fast path where decide would play the action: a game on, the table open.
-                if fast and kind in ACTIONS and state.status == PLAYING and not state.closed:
+                if fast and kind in ACTIONS and state.status == PLAYING:
                     going = (play if kind == "card_played" else act)(state, group)
                 else:
                     going = decide_(state, group)
@@ -125,6 +124,9 @@ class Replay:
                     return
                 stopped = stopped or group[0].position
             went_on = self._from_log(state, group)
+            # decide refuses any action at a closed table, which only the log's word can close
+            # during a game: from there every command goes through decide.
+            fast = fast and not state.closed
             if went_on is not None:
                 self.out.notes.append(
                     f"the game replay stopped at seq {stopped} (a command it could not replay) and "
