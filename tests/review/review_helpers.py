@@ -75,6 +75,16 @@ def off_suit_card(log, i: int) -> int | None:
     return next((c for c in hand if c >> 3 != led), None)
 
 
+def a_card_not_held(log, start: int) -> tuple[int, int]:
+    """(index, card): the first card a human plays from ``start``, and a card its seat does not
+    hold then (nor is on the table): an illegal card to put in its place."""
+    i = index_of(log, "card_played", lambda m: not m.event.card_played.HasField("bot"), start=start)
+    state = state_before(log, i)
+    seat = log[i].event.card_played.seat
+    return i, next(c for c in range(32) if not state.game.play.hands[seat] >> c & 1
+                   and c not in state.game.play.trick)
+
+
 def set_card(log, i: int, card: int) -> None:
     log[i].event.card_played.card.CopyFrom(card_to_pb(card))
 
