@@ -75,6 +75,16 @@ def off_suit_card(log, i: int) -> int | None:
     return next((c for c in hand if c >> 3 != led), None)
 
 
+def a_card_not_held(log, start: int) -> tuple[int, int]:
+    """(index, card): the first card a human plays from ``start``, and a card its seat does not
+    hold then (nor is on the table): an illegal card to put in its place."""
+    i = index_of(log, "card_played", lambda m: not m.event.card_played.HasField("bot"), start=start)
+    state = state_before(log, i)
+    seat = log[i].event.card_played.seat
+    return i, next(c for c in range(32) if not state.game.play.hands[seat] >> c & 1
+                   and c not in state.game.play.trick)
+
+
 def set_card(log, i: int, card: int) -> None:
     log[i].event.card_played.card.CopyFrom(card_to_pb(card))
 
@@ -82,12 +92,10 @@ def set_card(log, i: int, card: int) -> None:
 def play_instead(log, i: int, card: int) -> None:
     """Another card at index ``i``, with the belote call the rules give it (as a cheat who knows
     the rules would write it: only the choice of the card is left to catch)."""
-    from belote.rules.game import BeloteCalled
+    from belote.table.decide import belote_call
     set_card(log, i, card)
     body = log[i].event.card_played
-    body.belote = next((epb.BELOTE_CALL_BELOTE if o.call == "belote" else epb.BELOTE_CALL_REBELOTE
-                        for o in state_before(log, i).game.copy().apply(body.seat, Play(card))
-                        if isinstance(o, BeloteCalled)), epb.BELOTE_CALL_UNSPECIFIED)
+    body.belote = belote_call(state_before(log, i).game.copy().apply(body.seat, Play(card)))
 
 
 # preset -> (seats, options); targets are lowered where a game would be long.

@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 from belote.review import verify
+from belote.review.replay import Replay
 from belote.review.verify import entries_of, review
 from belote.table import state
 from belote.table.views import table_view
@@ -14,7 +15,7 @@ from review_helpers import GAMES
 
 
 def test_the_replay_knows_which_events_move_the_state():
-    # verify.py makes an action's moves on the replay's game with decide's steps, then folds the
+    # replay.py makes an action's moves on the replay's game with decide's steps, then folds the
     # events with evolve leaving the game as it is (move_game=False): the events whose evolve
     # moves the game must be the actions and the deals they start, no other.
     assert verify.ACTIONS | {"deal_started"} == state.MOVES_GAME
@@ -51,7 +52,7 @@ def test_the_replayed_state_is_the_folded_state(samples, preset):
     for cut in cuts:
         folded = _state_of(state.fold(log[0].table_id, [m.event for m in log[:cut]]))
         for fast in (True, False):
-            replay = verify._Replay(check_bots=False, fast=fast)
+            replay = Replay(check_bots=False, fast=fast)
             replay.run(entries[:cut])
             assert replay.out.violations == []
             assert _state_of(replay.state) == folded, (cut, fast)

@@ -12,6 +12,7 @@ from belote.table.codec import card_from_pb
 from belote.table.state import NOT_A_TURN
 from belote.v1 import events_pb2 as epb
 from review_helpers import (
+    a_card_not_held,
     card_in_trick,
     check,
     clone,
@@ -54,11 +55,7 @@ def test_a_changed_card_breaks_the_chain_there(samples):
 
 def test_a_card_not_held_is_illegal_even_with_the_chain_recomputed(samples):
     log = clone(samples.logs["classic"])
-    i = index_of(log, "card_played", lambda m: not m.event.card_played.HasField("bot"), start=60)
-    state = state_before(log, i)
-    seat = log[i].event.card_played.seat
-    not_held = next(c for c in range(32) if not state.game.play.hands[seat] >> c & 1
-                    and c not in state.game.play.trick)
+    i, not_held = a_card_not_held(log, start=60)
     set_card(log, i, not_held)
     result = findings(rechain(log))
     assert result.first_violation == i + 1
@@ -504,11 +501,7 @@ def test_every_illegal_card_is_listed_the_replay_going_on_at_the_next_deal(sampl
     assert len(deals) >= 3
     changed = []
     for start in (deals[0], deals[2]):           # chosen on the log as it was
-        i = index_of(log, "card_played", lambda m: not m.event.card_played.HasField("bot"), start=start)
-        state = state_before(log, i)
-        seat = log[i].event.card_played.seat
-        changed.append((i, next(c for c in range(32) if not state.game.play.hands[seat] >> c & 1
-                                and c not in state.game.play.trick)))
+        changed.append(a_card_not_held(log, start))
     for i, card in changed:
         set_card(log, i, card)
     changed = [i + 1 for i, _ in changed]
@@ -523,11 +516,8 @@ def test_every_illegal_card_is_listed_the_replay_going_on_at_the_next_deal(sampl
 
 def test_an_illegal_card_and_a_wrong_score_later_are_both_listed(samples):
     log = clone(samples.logs["classic-501"])
-    i = index_of(log, "card_played", lambda m: not m.event.card_played.HasField("bot"), start=20)
-    state = state_before(log, i)
-    seat = log[i].event.card_played.seat
-    set_card(log, i, next(c for c in range(32) if not state.game.play.hands[seat] >> c & 1
-                          and c not in state.game.play.trick))
+    i, not_held = a_card_not_held(log, start=20)
+    set_card(log, i, not_held)
     later = [k for k, m in enumerate(log) if m.event_type == "deal_scored"][-1]
     log[later].event.deal_scored.totals[0] += 20
     result = findings(rechain(log), check_bots=False)
@@ -545,3 +535,42 @@ def test_a_time_finer_than_the_hash_covers_is_caught(samples):
     (v,) = findings(log, check_bots=False).violations
     assert (v.sequence, v.check) == (i + 1, "envelope")
     assert v.message.startswith("the event's time has a part finer than a microsecond")
+
+
+@pytest.mark.parametrize("where", ["called", "mid-trick", "trick's end"])
+def test_a_changed_belote_call_is_caught(samples, where):
+    # The belote call is the one field of a card the server fills in (decide's belote_call):
+    # dropped where the rules call it, or added to a card that calls nothing, whether or not the
+    # card ends a trick (the replay's two ways through a card).
+    log = clone(samples.logs["classic"])
+    if where == "called":
+        i = index_of(log, "card_played", lambda m: m.event.card_played.belote != 0)
+        log[i].event.card_played.belote = epb.BELOTE_CALL_UNSPECIFIED
+    else:
+        ends = where == "trick's end"
+        i = next(i for i in range(40, len(log) - 1) if log[i].event_type == "card_played"
+                 and log[i].event.card_played.belote == 0 and (log[i + 1].event_type == "trick_won") == ends)
+        log[i].event.card_played.belote = epb.BELOTE_CALL_BELOTE
+    result = findings(rechain(log), check_bots=False)
+    assert result.first_violation == i + 1
+    (v,) = at(result, i + 1)
+    assert (v.check, v.message) == ("derived", "card_played.belote is not what the rules give")
+    assert v.expected != v.found
+
+
+def test_no_card_is_played_at_a_table_the_log_closed_during_a_game(samples):
+    # After an illegal card the replay takes the log's word for the game, a TableClosed too;
+    # from the next deal on, decide refuses every action at the closed table, and so does the
+    # fast path (findings checks both ways agree).
+    log = clone(samples.logs["classic"])
+    i, not_held = a_card_not_held(log, start=60)
+    set_card(log, i, not_held)
+    closed = epb.LoggedEvent()
+    closed.CopyFrom(log[i + 1])
+    closed.event_type = "table_closed"
+    closed.event.table_closed.CopyFrom(epb.TableClosed(reason=epb.TABLE_CLOSED_REASON_NO_HUMANS))
+    log.insert(i + 2, closed)
+    result = findings(rechain(log, renumber=True))
+    deal = index_of(log, "deal_started", start=i + 2)
+    refused = [v for v in result.violations if v.sequence > deal + 1 and v.check == "legal"]
+    assert refused and {v.rule for v in refused} == {"TABLE_CLOSED"}

@@ -1,38 +1,12 @@
 """Dispute review figures: how fast a log is verified, and what recomputing bot moves costs.
 
-``python -m belote.bench.review_bench`` prints::
-
-    bench: replay_verify_events_per_s <N> events/s
-    bench: replay_bot_check_s_per_game <s> s
-    bench: replay_verify_from_messages_events_per_s <N> events/s
-    bench: replay_from_json_events_per_s <N> events/s
-
-The logs are real: games played by the app in process (sqlite store in a temporary directory),
-one per preset with bots and random-playing humans, and one classic game with three HARD bots
-and a human, then exported as ExportLog returns them.
-
-What is timed, on one core (a single thread):
-
-- ``replay_verify_events_per_s``: ``belote.review.verify.review(entries, check_bots=False)``
-  over logs already parsed and turned into ``Entry`` values. That is, for every event: the
-  sequence, envelope and hash-chain checks (one sha256 each), the deck commitment and reveal
-  checks (one more sha256 per deal), and the replay: each action checked legal by the rules
-  engine, each derived event recomputed with decide's code and compared byte for byte with the
-  logged one, the bot seat and request-id checks; and building the Review. NOT timed: parsing
-  the JSON lines and building the entries (reading each LoggedEvent's fields and re-encoding
-  its stored payload with encode_body) - see the third and fourth figures - the bot
-  recomputation - see the second - and rendering the report.
-- ``replay_bot_check_s_per_game``: the bot recomputation alone, for the game with three HARD
-  bots: ``review(entries)`` minus ``review(entries, check_bots=False)`` (best of 3 each).
-- ``replay_verify_from_messages_events_per_s``: as the first, entries built in the timed part:
-  LoggedEvent messages (as ExportLog returns them, or parsed) -> entries -> review.
-- ``replay_from_json_events_per_s``: the whole path from the export's text: JSON lines ->
-  LoggedEvent messages (protobuf's json_format, pure Python: it dominates) -> entries ->
-  ``review(check_bots=False)``.
-
-Times are CPU seconds of this (single-threaded) process, ``time.process_time``: the time the
-work takes on one core, which other processes sharing the machine barely change (wall time
-does, a lot); each rate is the best of 3 rounds of at least ``seconds``.
+``python -m belote.bench.review_bench`` prints ``replay_verify_events_per_s`` (``review(entries,
+check_bots=False)`` over entries built beforehand: every check but the bots'),
+``replay_bot_check_s_per_game`` (what recomputing the bots adds for a game with three HARD bots),
+``replay_verify_from_messages_events_per_s`` (LoggedEvent messages -> entries -> review) and
+``replay_from_json_events_per_s`` (the export's JSON lines -> review). The logs are real games
+played by the app in process (``sample``); times are CPU seconds of this single thread
+(``time.process_time``), the best of 3 rounds.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """The end of an export: its signed head (ExportHead, app/export_signing.py) against the log.
 
-The hash chain shows that no event was changed unless every later hash was recomputed; the
-head, signed by the server, shows the chain was not recomputed, and where the log ended when
-the server read it. Findings are of the ``head`` check, at the place of the head line (the
-sequence after the last event): no head (a log cut at any event, or an export of an older
-server), a head that is not the last line, a head of another table or of another last event,
-a signature that is not good, or not made by the key the reviewer gave (``--key``).
+The head shows the hash chain was not recomputed and where the log ended; its findings are of
+the ``head`` check, at the place of the head line (the sequence after the last event).
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
-"""Real logs to review: play a game with the app in process and return its export.
+"""Real logs to review: games played by the app in process, returned as exported.
 
-Used by the review tests and benchmark (and handy to try ``belote replay`` on). Bots play by
-themselves through the app's bot loop; human seats play random legal actions drawn from a
-seeded RNG, so the logs mix both kinds of moves, exactly as a server would record them. Around
-the table, as the app's requests do it: chat from players and a spectator, a stake paid by
-registered players, a rematch, a human who lets its turn timer run out, and the end of every
-table (closed at once when no human is left, else when its rematch vote runs out).
-
-The app runs on a :class:`SampleClock`: real time, plus whatever the sample skipped to pass a
-deadline at once (a turn timer, a lost connection's grace, the rematch vote), so every event's
-time is the time its deadline was checked against, as on a server that waited.
+For the review tests and benchmark: bots play through the app's bot loop, humans random legal
+actions from a seeded RNG, with chat, stakes, a rematch, a turn timer run out and each way a
+table closes, on a :class:`SampleClock` that skips to each deadline as a waiting server would.
 """
 
 from __future__ import annotations

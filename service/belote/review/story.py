@@ -1,13 +1,7 @@
 """What happened at a table, deal by deal, told from the replay's recomputed events.
 
-Around the games: seats taken and left, chat (``Story.chat``, and each message in its place:
-during a deal, with its sequence number, so a report can show it between the tricks), each
-game's pot and payouts, rematch votes, and how the table closed. Each deal keeps who sat where
-when it started (``Deal.players``: the names the players saw).
-
-Only for the reports: every value here comes from events the rules engine produced during the
-replay (decks and actions as logged), so a clean log tells its own story and a tampered one
-tells what the rules say really followed from its actions.
+For the reports only: seats, chat in its place, pots, payouts and how the table closed, each
+value from events the rules produced during the replay (a tampered log tells what really followed).
 """
 
 from __future__ import annotations

@@ -307,11 +307,16 @@ def action_event(game, seat: int, action, outcomes, bot: epb.BotMove | None) -> 
             seat=seat, announcement=announcement_to_pb(made), bot=bot,
             cards=cards_to_pb(cards_of(made.cards))))
     assert isinstance(action, Play)
-    played = epb.CardPlayed(seat=seat, card=card_to_pb(action.card), bot=bot)
+    return _ev(card_played=epb.CardPlayed(seat=seat, card=card_to_pb(action.card), bot=bot,
+                                          belote=belote_call(outcomes)))
+
+
+def belote_call(outcomes) -> epb.BeloteCall:
+    """The BeloteCall a card's event carries, from the outcomes of playing it."""
     for o in outcomes:
         if isinstance(o, BeloteCalled):
-            played.belote = epb.BELOTE_CALL_BELOTE if o.call == "belote" else epb.BELOTE_CALL_REBELOTE
-    return _ev(card_played=played)
+            return epb.BELOTE_CALL_BELOTE if o.call == "belote" else epb.BELOTE_CALL_REBELOTE
+    return epb.BELOTE_CALL_UNSPECIFIED
 
 
 def _act(state: TableState, command: Act, next_deal: NextDeal) -> list[epb.TableEvent]:
