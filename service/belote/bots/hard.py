@@ -4,7 +4,7 @@ probabilité de chaque carte restante").
 Card play from the third trick is a determinised search: from what the seat knows (:mod:`inference`: played cards,
 voids and trump limits shown by the play, the auction's odds), it deals the unseen cards at
 random many times, plays each legal card in each of those deals with every hand open
-(:mod:`search`: exact alpha-beta for the last tricks, fast rollouts before), turns the result
+(:mod:`endgame`: exact alpha-beta for the last tricks, :mod:`rollout`: fast play-outs before), turns the result
 into the deal score it would bring (:mod:`outcome`), and plays the card with the best average.
 
 Bids and announcements are the normal bot's: its hand evaluation was fitted on played deals,
@@ -28,7 +28,9 @@ from .announcing import capot_lead
 from .inference import read_knowledge
 from .outcome import deal_value
 from .reading import table_of
-from .search import Position, SearchRules, equivalent_cards, rollout, solve
+from .endgame import equivalent_cards, solve
+from .rollout import rollout
+from .search import Position, SearchRules
 
 
 class Effort(NamedTuple):
