@@ -23,6 +23,12 @@ BEFORE_VERSIONS = {
     "belgian": "10S 7H 8H JC KC AD 9S AS 10D QD AS AH 10C 7S 8S QH 9H KH 9S 8S JH 10D 10S 10H QS 8D 9D 7D 10S QH JS 7H QD 8S 10H 9H KD 9S JD QS AS",
     "enhanced": "AH 8D JD QC AH 7H JS AS AC 9H AD JC 10S QC JH 9S 7S KS 10S 10C 7C 8C AC AC JH AH AH 9C AC JH JC 9H JH JH 7S 10H AS 9S 8S JS 9D QD AH",
 }
+# The same decisions as version 1 made them (commit 3b9987d), pinned when version 2 came.
+VERSION_1 = {
+    "classic": "AC QH 7C 10C 8D JD 10C AS JH 8C 9S KH QC 9S KH 9C JC QH 8H JC 10S QH KH 10H KS JH 10S AC 7H QS KS 7H 7S 7H QD 8H 8C QH 10H 10H 9S QC",
+    "belgian": "10S 7H 8H JC KC AD 9S AS 10D QD AS AH 10C 7S 8S QH 9H KH 9S 8S JH 10D 10S 10H QS 8D 9D 7D 10S QH JS 7H QD 8S 10H 9H KD 9S JD QS AS",
+    "enhanced": "AH 8D JD QC AH 7H JS AS AC 9H AD JC 10S QC JH 9S 7S KS 10S 10H 7C 8C AC AC JH AH AH 9C AC JH JC 9H JH JH 7S 10H AS 9S 8S JS 9D QD AH",
+}
 
 
 def searched_views(preset: str):
@@ -38,6 +44,13 @@ def test_version_0_plays_as_the_hard_bot_before_versions(preset):
     views = searched_views(preset)
     played = " ".join(card_name(bots.choose(HARD, v, 1000 + i, 0).card) for i, v in enumerate(views))
     assert played == BEFORE_VERSIONS[preset]
+
+
+@pytest.mark.parametrize("preset", list(VERSION_1))
+def test_version_1_still_plays_its_recorded_cards(preset):
+    views = searched_views(preset)
+    played = " ".join(card_name(bots.choose(HARD, v, 1000 + i, 1).card) for i, v in enumerate(views))
+    assert played == VERSION_1[preset]
 
 
 def test_new_moves_record_the_current_version():
