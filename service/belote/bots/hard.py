@@ -7,8 +7,9 @@ random many times, plays each legal card in each of those deals with every hand 
 (:mod:`endgame`: exact alpha-beta for the last tricks, :mod:`rollout`: fast play-outs before), turns the result
 into the deal score it would bring (:mod:`outcome`), and plays the card with the best average.
 
-Bids and announcements are the normal bot's: its hand evaluation was fitted on played deals,
-and valuing each contract by sampled open-handed play-outs instead bid measurably worse.
+Bids and announcements are the normal bot's hand evaluation (:mod:`bidding`): valuing each
+contract by sampled open-handed play-outs instead bid measurably worse. From version 2 it takes
+a suit with a little less strength than the normal bot needs, as its play makes more of it.
 
 Reproducible by construction: the only randomness is ``random.Random(seed)``, and the effort is
 counted in sampled deals and search nodes, never in time, so the same view and seed give the
@@ -19,12 +20,14 @@ from __future__ import annotations
 
 import math
 import random
+from functools import partial
 from typing import NamedTuple
 
 from belote.rules.cards import FULL_DECK, cards_of
 
 from . import normal
 from .announcing import capot_lead
+from .bidding import bid_margin
 from .inference import read_knowledge
 from .outcome import deal_value
 from .reading import table_of
@@ -34,7 +37,8 @@ from .search import Position, SearchRules
 
 
 class Effort(NamedTuple):
-    """Effort per card decision, in sampled deals and search nodes (not time: see module doc)."""
+    """What a version does: its effort per card decision, in sampled deals and search nodes
+    (not time: see module doc), and how it bids."""
 
     search_from_trick: int    # tricks before it follow the rules of thumb (see choose_card)
     rollout_samples: int      # deals sampled while more than exact_tricks tricks remain
@@ -50,6 +54,9 @@ class Effort(NamedTuple):
     # (version 0).
     stop_z: float = 0.0
     stop_every: int = 16
+    # Take a suit contract with this much less strength (bidding.strength) than the normal
+    # bot's threshold; 0 (versions 0 and 1): the normal bot's bids.
+    suit_take_below: int = 0
 
 
 # Each version a recorded move may name (BotMove.version), the last one the current: a log is
@@ -59,13 +66,23 @@ VERSIONS = {
     # The same search, a third of its rollouts saved: one card per group of equivalent ones,
     # and clear decisions stop at 16, 32 or 48 samples (docs/performance.md, "Bots").
     1: Effort(2, 64, 24, 3, 60_000, one_per_group=True, stop_z=2.0, stop_every=16),
+    # Takes more suit contracts, with fewer rollout samples (docs/performance.md, "Bots").
+    2: Effort(2, 48, 24, 3, 60_000, one_per_group=True, stop_z=2.0, stop_every=16,
+              suit_take_below=2),
 }
 CURRENT = max(VERSIONS)
 
 
 def choose(view, seed: int, version: int = CURRENT):
     effort = VERSIONS[version]
-    return normal.choose_with(view, lambda v, legal: choose_card(v, legal, seed, effort))
+    margin = partial(take_margin, below=effort.suit_take_below) if effort.suit_take_below \
+        else bid_margin
+    return normal.choose_with(view, lambda v, legal: choose_card(v, legal, seed, effort), margin)
+
+
+def take_margin(view, contract: int, below: int) -> int:
+    """:func:`bidding.bid_margin`, ``below`` points more generous for a suit contract."""
+    return bid_margin(view, contract) + (below if 0 <= contract < 4 else 0)
 
 
 def choose_card(view, legal: int, seed: int, effort: Effort = VERSIONS[CURRENT]) -> int:
