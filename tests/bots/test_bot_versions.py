@@ -32,9 +32,9 @@ PINNED = {
         "enhanced": "AH 8D JD QC AH 7H JS AS AC 9H AD JC 10S QC JH 9S 7S KS 10S 10H 7C 8C AC AC JH AH AH 9C AC JH JC 9H JH JH 7S 10H AS 9S 8S JS 9D QD AH",
     },
     2: {
-        "classic": "AC KH 7C 7D 8D JD 10C AS JH 8C 9S KH QC 9S KH 9C JC JS 8H JC 10S QH KH 7H KS JH 10S AC 7H QS KS 7H 7S 7H QD 8H 8C QH 10H 10H 9S QC",
-        "belgian": "10S 7H 8H JC KC AD 9S AS 10D QD AS AH 10C QC 8S QH 9H KH 9S 8S JH 10D 10S 10H QS 8D 9D 7D 10S QH JS 7H QD 8S 10H 9H KD 9S JD QS AS",
-        "enhanced": "AH 8D JD QC AH 7H JS AS AC 9H AD JC 10S QC JH 9S 7S KS 10S 10H 7C 8C AC AC JH AH AH 9C AC JH JC 9H JH JH 7S 10H 10C 9S 8S JS 9D QD AH",
+        "classic": "AC KH 7C 7D 8D JD 10C AS JH 8C 9S KH QC 9S KH 9C JC QH 8H JC 10S QH KH 10H KS JH 10S AC 7H QS KS 7H 7S 7H QD 8H 8C QH 10H 10H 9S QC",
+        "belgian": "10S 7H 8H JC KC AD 9S AS 10D QD AS AH 10C QC 8S QH 9H KH 9S 8S JH 10D 10S 10H QS JS 9D 7D 10S QH JS 7H QD 8S 10H 9H KD 9S JD QS AS",
+        "enhanced": "AH 8D JD QC AH 7H JS AS AC 9H AD JC 10S QC AS 9S 7S KS 10S 10H 7C 8C AC AC JH AH AH 9C AC JH JC 9H JH JH 7S 10H AS 9S 8S JS 9D QD AH",
     },
 }
 
@@ -195,3 +195,27 @@ def test_version_2_takes_suits_a_little_weaker_than_the_normal_bot(preset):
             assert -below <= bidding.bid_margin(view, bid.contract) < 0
             taken_more += 1
     assert taken_more >= 10
+
+
+def test_version_2_keeps_each_decision_within_its_rollout_budget(monkeypatch):
+    """Version 1 spends more rollouts than version 2's budget on some decisions (many close
+    cards); version 2 never does, and stops short of a sample that would pass it."""
+    counted = {"n": 0}
+    real = hard.rollout
+
+    def rollout(pos):
+        counted["n"] += 1
+        return real(pos)
+
+    monkeypatch.setattr(hard, "rollout", rollout)
+    budget = hard.VERSIONS[2].rollout_budget
+    spent = {1: [], 2: []}
+    for preset in ("classic", "belgian"):
+        for i, view in enumerate(searched_views(preset)):
+            for version in (1, 2):
+                counted["n"] = 0
+                bots.choose(HARD, view, 1000 + i, version)
+                spent[version].append(counted["n"])
+    assert max(spent[1]) > budget
+    assert 0 < max(spent[2]) <= budget
+    assert sum(spent[2]) < sum(spent[1])

@@ -57,6 +57,10 @@ class Effort(NamedTuple):
     # Take a suit contract with this much less strength (bidding.strength) than the normal
     # bot's threshold; 0 (versions 0 and 1): the normal bot's bids.
     suit_take_below: int = 0
+    # Rollouts per decision (one per card still in the running per sample): sampling stops
+    # before a sample would pass it, so a decision between many close cards takes fewer
+    # samples. 0 (versions 0 and 1): no limit.
+    rollout_budget: int = 0
 
 
 # Each version a recorded move may name (BotMove.version), the last one the current: a log is
@@ -66,9 +70,10 @@ VERSIONS = {
     # The same search, a third of its rollouts saved: one card per group of equivalent ones,
     # and clear decisions stop at 16, 32 or 48 samples (docs/performance.md, "Bots").
     1: Effort(2, 64, 24, 3, 60_000, one_per_group=True, stop_z=2.0, stop_every=16),
-    # Takes more suit contracts, with fewer rollout samples (docs/performance.md, "Bots").
-    2: Effort(2, 48, 24, 3, 60_000, one_per_group=True, stop_z=2.0, stop_every=16,
-              suit_take_below=2),
+    # Takes more suit contracts; fewer samples for decisions between many close cards
+    # (docs/performance.md, "Bots").
+    2: Effort(2, 64, 24, 3, 60_000, one_per_group=True, stop_z=2.0, stop_every=16,
+              suit_take_below=2, rollout_budget=192),
 }
 CURRENT = max(VERSIONS)
 
@@ -131,7 +136,7 @@ def card_scores(view, legal: int, seed: int, effort: Effort = VERSIONS[CURRENT])
     samples = effort.exact_samples if exact else effort.rollout_samples
     per_sample: dict[int, list[float]] = {c: [] for c in searched}
     active = searched
-    done = 0
+    done = rollouts = 0
     for done in range(1, samples + 1):
         hands = knowledge.sample(rng)
         value_of = deal_value(view, table, hands, played_by, order_played, cache)
@@ -147,6 +152,7 @@ def card_scores(view, legal: int, seed: int, effort: Effort = VERSIONS[CURRENT])
                 after = pos.copy()
                 after.play(card)
                 values[card] = rollout(after)
+            rollouts += len(active)
         for card in active:
             per_sample[card].append(value_of(values[card]))
         if effort.stop_z and done % effort.stop_every == 0 and done < samples:
@@ -155,6 +161,8 @@ def card_scores(view, legal: int, seed: int, effort: Effort = VERSIONS[CURRENT])
                 active = [c for c in active if c not in out]
                 if len(active) == 1:
                     break
+        if effort.rollout_budget and rollouts + len(active) > effort.rollout_budget:
+            break
     return {c: _total(per_sample[group[c]]) / done for c in moves if group[c] in active}
 
 
