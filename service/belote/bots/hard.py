@@ -1,19 +1,20 @@
 """Hard bot (sheet 001: "Difficile mémorise les cartes jouées, déduit les coupes et évalue la
 probabilité de chaque carte restante").
 
-Card play from the third trick is a determinised search: from what the seat knows (:mod:`inference`: played cards,
-voids and trump limits shown by the play, the auction's odds), it deals the unseen cards at
-random many times, plays each legal card in each of those deals with every hand open
-(:mod:`endgame`: exact alpha-beta for the last tricks, :mod:`rollout`: fast play-outs before), turns the result
-into the deal score it would bring (:mod:`outcome`), and plays the card with the best average.
+Card play from the third trick is a determinised search: from what the seat knows
+(:mod:`inference`: played cards, voids and trump limits shown by the play, the auction's odds),
+it deals the unseen cards at random many times, plays each legal card in each of those deals
+with every hand open (:mod:`endgame`: exact alpha-beta for the last tricks, :mod:`rollout`:
+fast play-outs before), turns the result into the deal score it would bring (:mod:`outcome`),
+and plays the card with the best average.
 
 Bids and announcements are the normal bot's hand evaluation (:mod:`bidding`): valuing each
 contract by sampled open-handed play-outs instead bid measurably worse. From version 2 it takes
 a suit with a little less strength than the normal bot needs, as its play makes more of it.
 
 Reproducible by construction: the only randomness is ``random.Random(seed)``, and the effort is
-counted in sampled deals and search nodes, never in time, so the same view and seed give the
-same move on any machine.
+counted in sampled deals, rollouts and search nodes, never in time, so the same view and seed
+give the same move on any machine.
 """
 
 from __future__ import annotations
@@ -28,17 +29,17 @@ from belote.rules.cards import FULL_DECK, cards_of
 from . import normal
 from .announcing import capot_lead
 from .bidding import bid_margin
+from .endgame import equivalent_cards, solve
 from .inference import read_knowledge
 from .outcome import deal_value
 from .reading import table_of
-from .endgame import equivalent_cards, solve
 from .rollout import rollout
 from .search import Position, SearchRules
 
 
 class Effort(NamedTuple):
-    """What a version does: its effort per card decision, in sampled deals and search nodes
-    (not time: see module doc), and how it bids."""
+    """What a version does: its effort per card decision, in sampled deals, rollouts and search
+    nodes (not time: see module doc), and how it bids."""
 
     search_from_trick: int    # tricks before it follow the rules of thumb (see choose_card)
     rollout_samples: int      # deals sampled while more than exact_tricks tricks remain
