@@ -147,9 +147,9 @@ def test_the_review_recomputes_each_move_at_its_recorded_version(game_before_ver
     assert "no version 99 of the hard bot" in found[0].message
 
 
-def test_version_1_plays_fewer_rollouts_for_the_same_decisions(monkeypatch):
-    """Version 1 searches one card per group of equivalent ones and stops sampling on a clear
-    lead: on the same views and seeds, far fewer rollouts, and nearly always the same card."""
+@pytest.fixture
+def counted(monkeypatch):
+    """``counted["n"]``: the hard bot's rollouts since the test last set it."""
     counted = {"n": 0}
     real = hard.rollout
 
@@ -158,6 +158,12 @@ def test_version_1_plays_fewer_rollouts_for_the_same_decisions(monkeypatch):
         return real(pos)
 
     monkeypatch.setattr(hard, "rollout", rollout)
+    return counted
+
+
+def test_version_1_plays_fewer_rollouts_for_the_same_decisions(counted):
+    """Version 1 searches one card per group of equivalent ones and stops sampling on a clear
+    lead: on the same views and seeds, far fewer rollouts, and nearly always the same card."""
     views = searched_views("classic")
     made = {}
     for version in (0, 1):
@@ -197,17 +203,9 @@ def test_version_2_takes_suits_a_little_weaker_than_the_normal_bot(preset):
     assert taken_more >= 10
 
 
-def test_version_2_keeps_each_decision_within_its_rollout_budget(monkeypatch):
+def test_version_2_keeps_each_decision_within_its_rollout_budget(counted):
     """Version 1 spends more rollouts than version 2's budget on some decisions (many close
     cards); version 2 never does, and stops short of a sample that would pass it."""
-    counted = {"n": 0}
-    real = hard.rollout
-
-    def rollout(pos):
-        counted["n"] += 1
-        return real(pos)
-
-    monkeypatch.setattr(hard, "rollout", rollout)
     budget = hard.VERSIONS[2].rollout_budget
     spent = {1: [], 2: []}
     for preset in ("classic", "belgian"):
