@@ -5,7 +5,8 @@ exact search proves worth keeping."""
 from __future__ import annotations
 
 from belote.bots import hard, normal
-from belote.bots.search import Position, SearchRules, solve
+from belote.bots.endgame import solve
+from belote.bots.search import Position, SearchRules
 from belote.rules import Play, contract_table
 from bot_helpers import H, card, cards, mask, scripted_game, view_of
 

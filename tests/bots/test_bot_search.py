@@ -7,8 +7,9 @@ import random
 
 import pytest
 from belote.bots.inference import read_knowledge
-from belote.bots.search import (Position, SearchRules, equivalent_cards, greedy_card, rollout,
-                                solve)
+from belote.bots.endgame import equivalent_cards, solve
+from belote.bots.rollout import greedy_card, rollout
+from belote.bots.search import Position, SearchRules
 from belote.rules import PLAYING, cards_of, contract_table, rules_for
 from belote.rules.cards import SUIT_MASK
 from belote.rules.play import PLAY_RULES, CardPlay

@@ -8,10 +8,11 @@ import multiprocessing
 
 import pytest
 from belote import bots
-from belote.bots import hard
+from belote.bots import bidding, hard
 from belote.review.sample import sample_logs
 from belote.review.verify import entries_of, review
 from belote.rules import card_name
+from belote.rules.auction import PASS
 from belote.store.chain import GENESIS_HASH, event_hash
 from belote.table.codec import encode_body
 from bot_helpers import EASY, HARD, NORMAL, random_deals
@@ -22,6 +23,19 @@ BEFORE_VERSIONS = {
     "classic": "AC QH 7C 10C 8D JD 10C AS JH 8C 9S KH QC 9S KH 9C JC QH 8H JC 10S QH KH 10H KS JH 10S AC 7H QS KS 7H 7S 7H QD 8H 8C QH 10H 10H 9S QC",
     "belgian": "10S 7H 8H JC KC AD 9S AS 10D QD AS AH 10C 7S 8S QH 9H KH 9S 8S JH 10D 10S 10H QS 8D 9D 7D 10S QH JS 7H QD 8S 10H 9H KD 9S JD QS AS",
     "enhanced": "AH 8D JD QC AH 7H JS AS AC 9H AD JC 10S QC JH 9S 7S KS 10S 10C 7C 8C AC AC JH AH AH 9C AC JH JC 9H JH JH 7S 10H AS 9S 8S JS 9D QD AH",
+}
+# The same decisions as later versions made them: version 1 (commit 3b9987d) and version 2.
+PINNED = {
+    1: {
+        "classic": "AC QH 7C 10C 8D JD 10C AS JH 8C 9S KH QC 9S KH 9C JC QH 8H JC 10S QH KH 10H KS JH 10S AC 7H QS KS 7H 7S 7H QD 8H 8C QH 10H 10H 9S QC",
+        "belgian": "10S 7H 8H JC KC AD 9S AS 10D QD AS AH 10C 7S 8S QH 9H KH 9S 8S JH 10D 10S 10H QS 8D 9D 7D 10S QH JS 7H QD 8S 10H 9H KD 9S JD QS AS",
+        "enhanced": "AH 8D JD QC AH 7H JS AS AC 9H AD JC 10S QC JH 9S 7S KS 10S 10H 7C 8C AC AC JH AH AH 9C AC JH JC 9H JH JH 7S 10H AS 9S 8S JS 9D QD AH",
+    },
+    2: {
+        "classic": "AC KH 7C 7D 8D JD 10C AS JH 8C 9S KH QC 9S KH 9C JC QH 8H JC 10S QH KH 10H KS JH 10S AC 7H QS KS 7H 7S 7H QD 8H 8C QH 10H 10H 9S QC",
+        "belgian": "10S 7H 8H JC KC AD 9S AS 10D QD AS AH 10C QC 8S QH 9H KH 9S 8S JH 10D 10S 10H QS JS 9D 7D 10S QH JS 7H QD 8S 10H 9H KD 9S JD QS AS",
+        "enhanced": "AH 8D JD QC AH 7H JS AS AC 9H AD JC 10S QC AS 9S 7S KS 10S 10H 7C 8C AC AC JH AH AH 9C AC JH JC 9H JH JH 7S 10H AS 9S 8S JS 9D QD AH",
+    },
 }
 
 
@@ -38,6 +52,14 @@ def test_version_0_plays_as_the_hard_bot_before_versions(preset):
     views = searched_views(preset)
     played = " ".join(card_name(bots.choose(HARD, v, 1000 + i, 0).card) for i, v in enumerate(views))
     assert played == BEFORE_VERSIONS[preset]
+
+
+@pytest.mark.parametrize(("version", "preset"), [(v, p) for v in PINNED for p in PINNED[v]])
+def test_each_version_still_plays_its_recorded_cards(version, preset):
+    views = searched_views(preset)
+    played = " ".join(card_name(bots.choose(HARD, v, 1000 + i, version).card)
+                      for i, v in enumerate(views))
+    assert played == PINNED[version][preset]
 
 
 def test_new_moves_record_the_current_version():
@@ -125,9 +147,9 @@ def test_the_review_recomputes_each_move_at_its_recorded_version(game_before_ver
     assert "no version 99 of the hard bot" in found[0].message
 
 
-def test_version_1_plays_fewer_rollouts_for_the_same_decisions(monkeypatch):
-    """Version 1 searches one card per group of equivalent ones and stops sampling on a clear
-    lead: on the same views and seeds, far fewer rollouts, and nearly always the same card."""
+@pytest.fixture
+def counted(monkeypatch):
+    """``counted["n"]``: the hard bot's rollouts since the test last set it."""
     counted = {"n": 0}
     real = hard.rollout
 
@@ -136,6 +158,12 @@ def test_version_1_plays_fewer_rollouts_for_the_same_decisions(monkeypatch):
         return real(pos)
 
     monkeypatch.setattr(hard, "rollout", rollout)
+    return counted
+
+
+def test_version_1_plays_fewer_rollouts_for_the_same_decisions(counted):
+    """Version 1 searches one card per group of equivalent ones and stops sampling on a clear
+    lead: on the same views and seeds, far fewer rollouts, and nearly always the same card."""
     views = searched_views("classic")
     made = {}
     for version in (0, 1):
@@ -146,3 +174,46 @@ def test_version_1_plays_fewer_rollouts_for_the_same_decisions(monkeypatch):
     same = sum(a == b for a, b in zip(made[0], made[1]))
     assert same >= 0.9 * len(views)
     assert all(a in v.legal for a, v in zip(made[1], views))
+
+
+def _auction_views(preset: str):
+    views = []
+    random_deals(preset, (NORMAL, NORMAL, NORMAL, NORMAL), 200, seed=5,
+                 on_decision=lambda game, seat, view, action: views.append((view, action))
+                 if view.contract < 0 else None)
+    return views
+
+
+@pytest.mark.parametrize("preset", ["classic", "belgian"])
+def test_version_2_takes_suits_a_little_weaker_than_the_normal_bot(preset):
+    """Versions 0 and 1 bid as the normal bot; version 2 takes a suit the normal bot would
+    pass only when its strength is short of the threshold by less than ``suit_take_below``."""
+    below = hard.VERSIONS[2].suit_take_below
+    assert below > 0
+    auctions = _auction_views(preset)
+    taken_more = 0
+    for view, normal_bid in auctions:
+        for version in (0, 1):
+            assert bots.choose(HARD, view, 1, version) == normal_bid
+        bid = bots.choose(HARD, view, 1, 2)
+        if bid != normal_bid:
+            assert normal_bid.contract == PASS and 0 <= bid.contract < 4
+            assert -below <= bidding.bid_margin(view, bid.contract) < 0
+            taken_more += 1
+    assert taken_more >= 10
+
+
+def test_version_2_keeps_each_decision_within_its_rollout_budget(counted):
+    """Version 1 spends more rollouts than version 2's budget on some decisions (many close
+    cards); version 2 never does, and stops short of a sample that would pass it."""
+    budget = hard.VERSIONS[2].rollout_budget
+    spent = {1: [], 2: []}
+    for preset in ("classic", "belgian"):
+        for i, view in enumerate(searched_views(preset)):
+            for version in (1, 2):
+                counted["n"] = 0
+                bots.choose(HARD, view, 1000 + i, version)
+                spent[version].append(counted["n"])
+    assert max(spent[1]) > budget
+    assert 0 < max(spent[2]) <= budget
+    assert sum(spent[2]) < sum(spent[1])

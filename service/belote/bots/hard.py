@@ -1,38 +1,45 @@
 """Hard bot (sheet 001: "Difficile mémorise les cartes jouées, déduit les coupes et évalue la
 probabilité de chaque carte restante").
 
-Card play from the third trick is a determinised search: from what the seat knows (:mod:`inference`: played cards,
-voids and trump limits shown by the play, the auction's odds), it deals the unseen cards at
-random many times, plays each legal card in each of those deals with every hand open
-(:mod:`search`: exact alpha-beta for the last tricks, fast rollouts before), turns the result
-into the deal score it would bring (:mod:`outcome`), and plays the card with the best average.
+Card play from the third trick is a determinised search: from what the seat knows
+(:mod:`inference`: played cards, voids and trump limits shown by the play, the auction's odds),
+it deals the unseen cards at random many times, plays each legal card in each of those deals
+with every hand open (:mod:`endgame`: exact alpha-beta for the last tricks, :mod:`rollout`:
+fast play-outs before), turns the result into the deal score it would bring (:mod:`outcome`),
+and plays the card with the best average.
 
-Bids and announcements are the normal bot's: its hand evaluation was fitted on played deals,
-and valuing each contract by sampled open-handed play-outs instead bid measurably worse.
+Bids and announcements are the normal bot's hand evaluation (:mod:`bidding`): valuing each
+contract by sampled open-handed play-outs instead bid measurably worse. From version 2 it takes
+a suit with a little less strength than the normal bot needs, as its play makes more of it.
 
 Reproducible by construction: the only randomness is ``random.Random(seed)``, and the effort is
-counted in sampled deals and search nodes, never in time, so the same view and seed give the
-same move on any machine.
+counted in sampled deals, rollouts and search nodes, never in time, so the same view and seed
+give the same move on any machine.
 """
 
 from __future__ import annotations
 
 import math
 import random
+from functools import partial
 from typing import NamedTuple
 
 from belote.rules.cards import FULL_DECK, cards_of
 
 from . import normal
 from .announcing import capot_lead
+from .bidding import bid_margin
+from .endgame import equivalent_cards, solve
 from .inference import read_knowledge
 from .outcome import deal_value
 from .reading import table_of
-from .search import Position, SearchRules, equivalent_cards, rollout, solve
+from .rollout import rollout
+from .search import Position, SearchRules
 
 
 class Effort(NamedTuple):
-    """Effort per card decision, in sampled deals and search nodes (not time: see module doc)."""
+    """What a version does: its effort per card decision, in sampled deals, rollouts and search
+    nodes (not time: see module doc), and how it bids."""
 
     search_from_trick: int    # tricks before it follow the rules of thumb (see choose_card)
     rollout_samples: int      # deals sampled while more than exact_tricks tricks remain
@@ -48,6 +55,13 @@ class Effort(NamedTuple):
     # (version 0).
     stop_z: float = 0.0
     stop_every: int = 16
+    # Take a suit contract with this much less strength (bidding.strength) than the normal
+    # bot's threshold; 0 (versions 0 and 1): the normal bot's bids.
+    suit_take_below: int = 0
+    # Rollouts per decision (one per card still in the running per sample): sampling stops
+    # before a sample would pass it, so a decision between many close cards takes fewer
+    # samples. 0 (versions 0 and 1): no limit.
+    rollout_budget: int = 0
 
 
 # Each version a recorded move may name (BotMove.version), the last one the current: a log is
@@ -57,13 +71,24 @@ VERSIONS = {
     # The same search, a third of its rollouts saved: one card per group of equivalent ones,
     # and clear decisions stop at 16, 32 or 48 samples (docs/performance.md, "Bots").
     1: Effort(2, 64, 24, 3, 60_000, one_per_group=True, stop_z=2.0, stop_every=16),
+    # Takes more suit contracts; fewer samples for decisions between many close cards
+    # (docs/performance.md, "Bots").
+    2: Effort(2, 64, 24, 3, 60_000, one_per_group=True, stop_z=2.0, stop_every=16,
+              suit_take_below=2, rollout_budget=192),
 }
 CURRENT = max(VERSIONS)
 
 
 def choose(view, seed: int, version: int = CURRENT):
     effort = VERSIONS[version]
-    return normal.choose_with(view, lambda v, legal: choose_card(v, legal, seed, effort))
+    margin = partial(take_margin, below=effort.suit_take_below) if effort.suit_take_below \
+        else bid_margin
+    return normal.choose_with(view, lambda v, legal: choose_card(v, legal, seed, effort), margin)
+
+
+def take_margin(view, contract: int, below: int) -> int:
+    """:func:`bidding.bid_margin`, ``below`` points more generous for a suit contract."""
+    return bid_margin(view, contract) + (below if 0 <= contract < 4 else 0)
 
 
 def choose_card(view, legal: int, seed: int, effort: Effort = VERSIONS[CURRENT]) -> int:
@@ -112,7 +137,7 @@ def card_scores(view, legal: int, seed: int, effort: Effort = VERSIONS[CURRENT])
     samples = effort.exact_samples if exact else effort.rollout_samples
     per_sample: dict[int, list[float]] = {c: [] for c in searched}
     active = searched
-    done = 0
+    done = rollouts = 0
     for done in range(1, samples + 1):
         hands = knowledge.sample(rng)
         value_of = deal_value(view, table, hands, played_by, order_played, cache)
@@ -128,6 +153,7 @@ def card_scores(view, legal: int, seed: int, effort: Effort = VERSIONS[CURRENT])
                 after = pos.copy()
                 after.play(card)
                 values[card] = rollout(after)
+            rollouts += len(active)
         for card in active:
             per_sample[card].append(value_of(values[card]))
         if effort.stop_z and done % effort.stop_every == 0 and done < samples:
@@ -136,6 +162,8 @@ def card_scores(view, legal: int, seed: int, effort: Effort = VERSIONS[CURRENT])
                 active = [c for c in active if c not in out]
                 if len(active) == 1:
                     break
+        if effort.rollout_budget and rollouts + len(active) > effort.rollout_budget:
+            break
     return {c: _total(per_sample[group[c]]) / done for c in moves if group[c] in active}
 
 

@@ -19,7 +19,7 @@ from belote.rules.announcements import CAPOT_ANNONCE
 from belote.rules.cards import SUIT_MASK, cards_of
 
 from .announcing import capot_lead, choose_declaration
-from .bidding import choose_bid
+from .bidding import bid_margin, choose_bid
 from .reading import (
     beats,
     cards_by_strength,
@@ -40,11 +40,12 @@ def choose(view, seed: int = 0):
     return choose_with(view, choose_card)
 
 
-def choose_with(view, card_chooser):
-    """Bid, declare, or play the card ``card_chooser(view, legal cards)`` picks."""
+def choose_with(view, card_chooser, margin=bid_margin):
+    """Bid (by ``margin``, see :func:`bidding.choose_bid`), declare, or play the card
+    ``card_chooser(view, legal cards)`` picks."""
     bids = legal_bids(view)
     if bids:
-        return choose_bid(view, bids)
+        return choose_bid(view, bids, margin)
     declarations = legal_declarations(view)
     if declarations:
         declaration = choose_declaration(view, declarations)

@@ -1,0 +1,205 @@
+"""Fast play-outs of a deal with every hand known: the hard bot's search before the endgame.
+
+:func:`rollout` plays a :class:`~belote.bots.search.Position` to its end with
+:func:`greedy_card`, an open-handed rule of thumb, and returns its final value.
+"""
+
+from __future__ import annotations
+
+from belote.rules.cards import SUIT_MASK
+from belote.rules.play import legal_mask
+
+from .search import Position, SearchRules
+
+
+def greedy_card(pos: Position) -> int:
+    """An open-handed rule of thumb: lead a master nobody can ruff, else a small card; win the
+    opponents' trick with the card that cannot be beaten and gives most (a plain card) or the
+    smallest trump; charge the partner's trick when nobody after can beat it; else give least."""
+    legal = pos.legal()
+    if not legal & (legal - 1):
+        return legal.bit_length() - 1
+    r = pos.r
+    seat = pos.turn
+    hands = pos.hands
+    if not pos.trick:
+        safe = _safe_leads(legal, seat, hands, r.higher, r.trump_mask)
+        return _pick_min(safe, r.rich_key) if safe else _pick_min(legal, r.cheap_key)
+    later = [(seat + k) & 3 for k in range(1, 4 - len(pos.trick))]
+    best = pos.best
+    if pos.best_seat == seat ^ 2:
+        if _can_be_beaten(best, later, hands, pos.led, r):
+            return _pick_min(legal, r.cheap_key)
+        return _pick_min(legal, r.rich_key)
+    winners = legal & r.higher[best]
+    if not (1 << best) & r.trump_mask:
+        winners |= legal & r.trump_mask
+    if winners:
+        sure = 0
+        m = winners
+        while m:
+            low = m & -m
+            m ^= low
+            if not _can_be_beaten(low.bit_length() - 1, later, hands, pos.led, r):
+                sure |= low
+        if sure:
+            return _pick_min(sure, r.win_key)
+    return _pick_min(legal & ~winners or legal, r.cheap_key)
+
+
+def _safe_leads(legal: int, seat: int, hands: list[int], higher: tuple, tm: int) -> int:
+    """The masters ``seat`` may lead that nobody can ruff (a trump, or a suit both opponents
+    still hold, or no opponent has a trump)."""
+    others = hands[seat ^ 1] | hands[seat ^ 3] | hands[seat ^ 2]
+    left, right = hands[(seat + 1) & 3], hands[(seat + 3) & 3]
+    opp_trumps = (left | right) & tm
+    safe = 0
+    m = legal
+    while m:
+        low = m & -m
+        m ^= low
+        c = low.bit_length() - 1
+        if not higher[c] & others:
+            suit = SUIT_MASK[c >> 3]
+            if low & tm or not opp_trumps or (left & suit and right & suit):
+                safe |= low
+    return safe
+
+
+def _can_be_beaten(card: int, later: list[int], hands: list[int], led: int, r: SearchRules) -> bool:
+    """Could one of the seats still to play this trick beat ``card``?"""
+    tm = r.trump_mask
+    plain = not (1 << card) & tm
+    for seat in later:
+        hand = hands[seat]
+        if hand & r.higher[card]:
+            return True
+        if plain and hand & tm and not hand & led:
+            return True                   # void in the led suit: it may ruff
+    return False
+
+
+def _pick_min(mask: int, key: tuple) -> int:
+    best, best_key = -1, 1 << 30
+    while mask:
+        low = mask & -mask
+        mask ^= low
+        c = low.bit_length() - 1
+        if key[c] < best_key:
+            best, best_key = c, key[c]
+    return best
+
+
+def rollout(pos: Position) -> int:
+    """Play ``pos`` to the end with :func:`greedy_card`'s choices (``pos`` is not changed); its
+    final value.
+
+    The rollouts are most of the hard bot's work, so this is :func:`greedy_card` and
+    :meth:`Position.play` over local variables, without a Position per card; a test plays both
+    side by side on random positions."""
+    r = pos.r
+    tm, higher, order, points_of = r.trump_mask, r.higher, r.order, r.points
+    cheap, rich, win = r.cheap_key, r.rich_key, r.win_key
+    hands = pos.hands[:]
+    n = len(pos.trick)
+    best, best_seat, led, tpts = pos.best, pos.best_seat, pos.led, pos.trick_points
+    points, left, team = pos.points, pos.tricks_left, pos.team
+    won_mine, won_other = pos.tricks_won
+    seat = pos.turn
+    while left:
+        if left == 1 and not n:
+            # The last trick: one card in each hand, no choice.
+            best = hands[seat].bit_length() - 1
+            best_seat = seat
+            tpts = points_of[best] + r.last_trick_bonus
+            for k in (1, 2, 3):
+                s = (seat + k) & 3
+                c = hands[s].bit_length() - 1
+                tpts += points_of[c]
+                if c >> 3 == best >> 3:
+                    if order[c] > order[best]:
+                        best, best_seat = c, s
+                elif (1 << c) & tm and not (1 << best) & tm:
+                    best, best_seat = c, s
+            if (best_seat & 1) == team:
+                points += tpts
+                won_mine += 1
+            else:
+                won_other += 1
+            break
+        hand = hands[seat]
+        legal = legal_mask(hand, led, best, best_seat == seat ^ 2, r)
+        if not legal & (legal - 1):
+            card = legal.bit_length() - 1
+        else:
+            pick, key = 0, cheap
+            if not n:
+                pick = _safe_leads(legal, seat, hands, higher, tm)
+                if pick:
+                    key = rich
+                else:
+                    pick = legal
+            else:
+                if n == 1:
+                    later = (hands[(seat + 1) & 3], hands[(seat + 2) & 3])
+                elif n == 2:
+                    later = (hands[(seat + 1) & 3],)
+                else:
+                    later = ()
+                if best_seat == seat ^ 2:
+                    pick = legal
+                    if not _beatable(best, later, led, tm, higher):
+                        key = rich
+                else:
+                    winners = legal & higher[best]
+                    if not (1 << best) & tm:
+                        winners |= legal & tm
+                    m = winners
+                    while m:
+                        low = m & -m
+                        m ^= low
+                        if not _beatable(low.bit_length() - 1, later, led, tm, higher):
+                            pick |= low
+                    if pick:
+                        key = win
+                    else:
+                        pick = legal & ~winners or legal
+            card = _pick_min(pick, key)
+        # Position.play, inlined
+        hands[seat] ^= 1 << card
+        if not n:
+            best, best_seat, led = card, seat, SUIT_MASK[card >> 3]
+        elif card >> 3 == best >> 3:
+            if order[card] > order[best]:
+                best, best_seat = card, seat
+        elif (1 << card) & tm and not (1 << best) & tm:
+            best, best_seat = card, seat
+        tpts += points_of[card]
+        if n == 3:
+            left -= 1
+            if (best_seat & 1) == team:
+                points += tpts + (r.last_trick_bonus if left == 0 else 0)
+                won_mine += 1
+            else:
+                won_other += 1
+            seat = best_seat
+            n = led = tpts = 0
+            best = best_seat = -1
+        else:
+            n += 1
+            seat = (seat + 1) & 3
+    if won_other == 0:
+        return points + r.capot_bonus
+    if won_mine == 0:
+        return points - r.capot_bonus
+    return points
+
+
+def _beatable(card: int, later, led: int, tm: int, higher: tuple) -> bool:
+    """:func:`_can_be_beaten` given the hands still to play this trick."""
+    beats = higher[card]
+    plain = not (1 << card) & tm
+    for hand in later:  # noqa: SIM110 - a loop: no generator built per rollout card
+        if hand & beats or (plain and hand & tm and not hand & led):
+            return True
+    return False
