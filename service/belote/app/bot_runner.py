@@ -18,7 +18,6 @@ from belote.table import request_ids
 from belote.table.decide import Act, TimerMove
 from belote.table.state import BOT, TableState
 from belote.table.views import seat_view
-from belote.v1 import events_pb2 as epb
 
 from . import errors as err
 from .deals import deciding
@@ -58,7 +57,7 @@ class BotRunner:
     async def timer_move(self, state: TableState, now_us: int) -> TimerMove:
         """A bot's move, at the table's takeover level, for the seat whose turn timer ran out."""
         seat = state.to_act()
-        level = state.created.takeover_bot_level or epb.BOT_LEVEL_NORMAL
+        level = state.takeover_level()
         seed = secrets.randbits(63)
         action = await self.bot_pool.choose(state.table_id, level, seat_view(state, seat), seed)
         return TimerMove(seat, action, bots.move_record(level, seed), now_us)

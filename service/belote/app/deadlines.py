@@ -137,7 +137,7 @@ class DeadlineSweep:
                 for seat, s in enumerate(state.seats):
                     if state.status == PLAYING and s.occupant == HUMAN and s.disconnected_at_us and \
                             now_us - s.disconnected_at_us >= self.disconnect_grace_s * 1e6:
-                        level = state.created.takeover_bot_level or epb.BOT_LEVEL_NORMAL
+                        level = state.takeover_level()
                         done += await self._on_deadline(state, request_ids.grace(seat),
                                                         LeaveSeat(seat, level, epb.SEAT_LEFT_REASON_DISCONNECTED))
                 state = await self._tables.load(table_id)

@@ -259,7 +259,7 @@ class TableApp:
             if await self.tables.recorded(ask.table_id, ask.key):   # a retry: the seat is left already
                 return tpb.LeaveTableResponse(table=table_view(state, SPECTATOR))
             raise
-        level, player = state.created.takeover_bot_level or epb.BOT_LEVEL_NORMAL, state.seats[seat].player_id
+        level, player = state.takeover_level(), state.seats[seat].player_id
         _, state = await self.tables.execute(ask.table_id, ask.key, deciding(LeaveSeat(seat, level)))
         if state.created.stake and player and state.status != PLAYING:
             await self.stakes.release_stake_unless_seated(ask.table_id, player, state.game_number + 1)

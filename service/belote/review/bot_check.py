@@ -14,7 +14,6 @@ from belote.table.views import seat_view
 from belote.v1 import events_pb2 as epb
 
 from . import text
-from .commands import takeover_level
 from .entries import Entry
 
 # The end of the finding of a recomputed move that differs (a review adds a note about builds).
@@ -59,7 +58,7 @@ class BotCheck:
         """The deadline sweep asks the table's takeover bot level to move for the human seat
         (whether the seat was late is the ``legal`` check's)."""
         at, level = e.position, bot.level
-        takeover = takeover_level(state)
+        takeover = state.takeover_level()
         if level != takeover:
             name, made = BOT_LEVEL_NAMES.get(takeover, takeover), _bot_name(level)
             self.fail(at, "bot", f"a timer move is made by the table's takeover bot ({name}), not "

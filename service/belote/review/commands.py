@@ -74,7 +74,7 @@ def seat_command(state: TableState, e: Entry, fail):
         if body.reason == epb.SEAT_LEFT_REASON_DISCONNECTED and not state.seats[body.seat].disconnected_at_us:
             fail(e.position, "legal", f"seat {body.seat} is taken for a lost connection, but the "
                  "log shows it connected", rule="NOT_DISCONNECTED")
-        return LeaveSeat(body.seat, takeover_level(state), body.reason)
+        return LeaveSeat(body.seat, state.takeover_level(), body.reason)
     if kind == "seat_disconnected":
         return Disconnect(body.seat)
     if kind == "seat_connected":
@@ -102,12 +102,6 @@ def _chat(state: TableState, e: Entry, body: epb.ChatPosted, fail):
                  "name its player sat with", repr(held.display_name), repr(body.display_name),
                  "NOT_THE_SEATS_NAME")
     return PostChat(seat, body.display_name, body.text, e.at_us)
-
-
-def takeover_level(state: TableState) -> int:
-    """The bot level that plays for a human (a takeover, a timer move): as TableApp, the table's
-    takeover_bot_level, NORMAL when unset."""
-    return (state.created.takeover_bot_level if state.created else 0) or epb.BOT_LEVEL_NORMAL
 
 
 def not_due(state: TableState, e: Entry, seat: int, fail) -> None:

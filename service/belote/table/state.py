@@ -130,6 +130,11 @@ class TableState:
                 return i
         return None
 
+    def takeover_level(self) -> int:
+        """The level of the bot that plays for a human away or out of time (NORMAL unless the
+        table chose one)."""
+        return (self.created.takeover_bot_level if self.created else 0) or epb.BOT_LEVEL_NORMAL
+
     def to_act(self) -> int | None:
         return self.game.to_act() if self.game and self.status == PLAYING else None
 
