@@ -21,10 +21,15 @@ from belote import observability as metrics
 log = structlog.get_logger("belote.rpc")
 
 
+# The server's deadline runs from when the call reached it, the client's from when it was sent:
+# a client cancelling at its own deadline reaches the server slightly before the server's.
+DEADLINE_SLACK_S = 0.05
+
+
 def _code_name(context: grpc.aio.ServicerContext, failed: BaseException | None) -> str:
     if isinstance(failed, (asyncio.CancelledError, GeneratorExit)):
         remaining = context.time_remaining()
-        if remaining is not None and remaining <= 0:
+        if remaining is not None and remaining <= DEADLINE_SLACK_S:
             return "DEADLINE_EXCEEDED"
         return "CANCELLED"  # the client went away (or the server stopped the call)
     code = context.code()  # set by abort() and set_code(); None when the handler just returned
