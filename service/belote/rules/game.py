@@ -19,7 +19,7 @@ from .options import Rules
 from .play import CALLED, PLAY_RULES, TRICK_DONE, CardPlay
 from .result import DealResult
 from .scoring import game_winner, settle_deal
-from .values import ALL_TRUMP, contract_table
+from .values import ALL_TRUMP, CONTRACTS, contract_table
 
 
 class Phase(StrEnum):
@@ -154,6 +154,9 @@ class Game:
         self._classic = rules.announcements == "classic"
         self._play_rules = (PLAY_RULES[rules.play], rules.undertrump == "required",
                             rules.belote_order == "king_first")
+        self._auction_held = rules.bidding != "none"
+        # Per contract (indexed by it): the order and points the deal state reads.
+        self._tables = tuple(contract_table(rules.values, c) for c in CONTRACTS)
         self._reset_deal()
 
     def _reset_deal(self) -> None:
@@ -257,28 +260,30 @@ class Game:
     # Dealing ------------------------------------------------------------------------------------
     def start_deal(self, deck) -> list:
         """Deal from a recorded deck order (top first)."""
-        if self.phase != DEALING:
+        if self.phase is not DEALING:
             raise IllegalAction("DEAL_IN_PROGRESS" if self.phase != OVER else "GAME_OVER",
                                 "the game is over" if self.phase == OVER else "a deal is in progress")
         check_deck(deck)
         self._reset_deal()
-        self.deck = list(deck)
+        self.deck = deck = list(deck)
         self.deal_number += 1
-        if self.rules.bidding == "none":
-            self.dealt = deal_all_eight(deck, self.eldest)
-            return [self._settle(self.eldest, ALL_TRUMP, False)]
-        self.dealt = deal_first_five(deck, self.eldest)
-        self.turned_card = deck[20]
-        self.auction = Auction(self.rules.bidding, self.rules.all_pass, self.eldest, deck[20] >> 3)
+        eldest = (self.dealer + 1) & 3
+        if not self._auction_held:
+            self.dealt = deal_all_eight(deck, eldest)
+            return [self._settle(eldest, ALL_TRUMP, False)]
+        self.dealt = deal_first_five(deck, eldest)
+        self.turned_card = turned = deck[20]
+        self.auction = Auction(self.rules.bidding, self.rules.all_pass, eldest, turned >> 3)
         self.phase = AUCTION
         return []
 
     def _settle(self, taker: int, contract: int, forced: bool) -> ContractSettled:
-        if self.rules.bidding != "none" and not forced:     # a forced taker holds its 8 already
-            self.dealt = complete_hands(self.deck, self.eldest, taker, self.dealt)
+        eldest = (self.dealer + 1) & 3
+        if self._auction_held and not forced:     # a forced taker holds its 8 already
+            self.dealt = complete_hands(self.deck, eldest, taker, self.dealt)
         self.taker, self.contract, self.forced = taker, contract, forced
-        table = contract_table(self.rules.values, contract)
-        self.play = CardPlay(self.dealt, contract, taker, self.eldest, table, *self._play_rules)
+        self.play = CardPlay(self.dealt, contract, taker, eldest, self._tables[contract],
+                             *self._play_rules)
         if self._classic:
             self.classic = [ann.classic_announcements(h) for h in self.dealt]
             self.classic_team = ann.classic_scoring_team(self.classic, contract)
