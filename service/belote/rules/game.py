@@ -230,13 +230,16 @@ class Game:
         A suit ``Bid`` takes the turned suit in round 1, names another suit in round 2 (see
         ``auction_round``) and chooses the trump in ``CHOOSING_TRUMP``.
         """
-        play = self.play
-        if self.phase is not PLAYING or play is None:
-            turn = self.to_act()
-            if turn is None or (seat is not None and seat != turn):
+        phase = self.phase
+        if phase is AUCTION or phase is CHOOSING_TRUMP:
+            auction = self.auction
+            assert auction is not None
+            if seat is not None and seat != auction.turn:
                 return []
-            assert self.auction is not None
-            return [BIDS[c] for c in self.auction.open_calls()]
+            return [BIDS[c] for c in auction.open_calls()]
+        play = self.play
+        if phase is not PLAYING or play is None:
+            return []
         turn = play.turn
         if seat is not None and seat != turn:
             return []
