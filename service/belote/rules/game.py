@@ -83,6 +83,7 @@ def check_deck(deck) -> None:
 
 
 _BIT = tuple(1 << card for card in range(32))
+NO_POINTS = (0, 0)
 
 
 def _packets(eldest: int, counts) -> tuple:
@@ -152,6 +153,7 @@ class Game:
         self.winner: int | None = None
         self._enhanced = rules.announcements == "enhanced"
         self._classic = rules.announcements == "classic"
+        self._announced = self._classic or self._enhanced
         self._play_rules = (PLAY_RULES[rules.play], rules.undertrump == "required",
                             rules.belote_order == "king_first")
         self._auction_held = rules.bidding != "none"
@@ -415,23 +417,22 @@ class Game:
         if self._enhanced:
             capot_team = next((s & 1 for s, a in enumerate(self.declared)
                                if a is not None and a.kind == ann.CAPOT_ANNONCE), None)
-        announced = self.scoring_announcements() if self._enhanced or self._classic else (0, 0)
+        announced = self.scoring_announcements() if self._announced else NO_POINTS
         result = settle_deal(self.rules, play.table, self.taker, play.trick_points, play.tricks_won,
                              play.belote_points, announced, self.reserve, capot_team,
                              deal_number=self.deal_number, dealer=self.dealer, forced=self.forced)
         self.results.append(result)
         self.reserve = result.reserve_waiting
         gained = result.deal_score
-        self.totals[0] += gained[0]
-        self.totals[1] += gained[1]
-        out: list = [result]
-        self.winner = game_winner(self.totals, self.rules.target)
-        if self.winner is not None:
+        totals = self.totals
+        totals[0] += gained[0]
+        totals[1] += gained[1]
+        self.winner = winner = game_winner(totals, self.rules.target)
+        if winner is not None:
             self.phase = OVER
-            out.append(GameOver(self.winner, tuple(self.totals)))
-        else:
-            self._next_dealer()
-        return out
+            return [result, GameOver(winner, tuple(totals))]
+        self._next_dealer()
+        return [result]
 
     def _next_dealer(self) -> None:
         self.dealer = (self.dealer + 1) & 3
