@@ -18,7 +18,7 @@ from belote.rules import (
     rules_for,
 )
 from belote.rules.result import Outcome
-from belote.rules.scoring import belgian_tens, score_deal
+from belote.rules.scoring import belgian_tens, capot_announced_bonus, score_deal
 from rules_helpers import (
     SUIT_PER_SEAT,
     D,
@@ -440,3 +440,13 @@ def test_belgian_tens_scores():
     assert (s.outcome, s.deal_score, s.reserve_created) == ("litige_reserve", (2, 9), 7 + 2)
     # scoring=points elsewhere: raw points.
     assert score("belgian-open", TRUMP, (117, 45)).deal_score == (117, 45)
+
+
+def test_the_capot_announced_bonus_goes_to_the_declarer_only_if_its_team_takes_all_eight():
+    # SPEC §6 enhanced: +250 to the declarer's team on its capot, else to the opponents.
+    assert capot_announced_bonus(None, None) == (0, 0)
+    assert capot_announced_bonus(None, 1) == (0, 0)
+    assert capot_announced_bonus(0, 0) == (250, 0)
+    assert capot_announced_bonus(1, 1) == (0, 250)
+    assert capot_announced_bonus(0, None) == (0, 250)
+    assert capot_announced_bonus(1, 0) == (250, 0)

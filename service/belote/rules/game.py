@@ -19,7 +19,7 @@ from .options import Rules
 from .play import CALLED, PLAY_RULES, TRICK_DONE, CardPlay
 from .result import DealResult
 from .scoring import game_winner, settle_deal
-from .values import ALL_TRUMP, contract_table
+from .values import ALL_TRUMP, CONTRACTS, contract_table
 
 
 class Phase(StrEnum):
@@ -83,6 +83,7 @@ def check_deck(deck) -> None:
 
 
 _BIT = tuple(1 << card for card in range(32))
+NO_POINTS = (0, 0)
 
 
 def _packets(eldest: int, counts) -> tuple:
@@ -152,8 +153,12 @@ class Game:
         self.winner: int | None = None
         self._enhanced = rules.announcements == "enhanced"
         self._classic = rules.announcements == "classic"
+        self._announced = self._classic or self._enhanced
         self._play_rules = (PLAY_RULES[rules.play], rules.undertrump == "required",
                             rules.belote_order == "king_first")
+        self._auction_held = rules.bidding != "none"
+        # Per contract (indexed by it): the order and points the deal state reads.
+        self._tables = tuple(contract_table(rules.values, c) for c in CONTRACTS)
         self._reset_deal()
 
     def _reset_deal(self) -> None:
@@ -227,13 +232,16 @@ class Game:
         A suit ``Bid`` takes the turned suit in round 1, names another suit in round 2 (see
         ``auction_round``) and chooses the trump in ``CHOOSING_TRUMP``.
         """
-        play = self.play
-        if self.phase is not PLAYING or play is None:
-            turn = self.to_act()
-            if turn is None or (seat is not None and seat != turn):
+        phase = self.phase
+        if phase is AUCTION or phase is CHOOSING_TRUMP:
+            auction = self.auction
+            assert auction is not None
+            if seat is not None and seat != auction.turn:
                 return []
-            assert self.auction is not None
-            return [BIDS[c] for c in self.auction.open_calls()]
+            return [BIDS[c] for c in auction.open_calls()]
+        play = self.play
+        if phase is not PLAYING or play is None:
+            return []
         turn = play.turn
         if seat is not None and seat != turn:
             return []
@@ -257,28 +265,30 @@ class Game:
     # Dealing ------------------------------------------------------------------------------------
     def start_deal(self, deck) -> list:
         """Deal from a recorded deck order (top first)."""
-        if self.phase != DEALING:
+        if self.phase is not DEALING:
             raise IllegalAction("DEAL_IN_PROGRESS" if self.phase != OVER else "GAME_OVER",
                                 "the game is over" if self.phase == OVER else "a deal is in progress")
         check_deck(deck)
         self._reset_deal()
-        self.deck = list(deck)
+        self.deck = deck = list(deck)
         self.deal_number += 1
-        if self.rules.bidding == "none":
-            self.dealt = deal_all_eight(deck, self.eldest)
-            return [self._settle(self.eldest, ALL_TRUMP, False)]
-        self.dealt = deal_first_five(deck, self.eldest)
-        self.turned_card = deck[20]
-        self.auction = Auction(self.rules.bidding, self.rules.all_pass, self.eldest, deck[20] >> 3)
+        eldest = (self.dealer + 1) & 3
+        if not self._auction_held:
+            self.dealt = deal_all_eight(deck, eldest)
+            return [self._settle(eldest, ALL_TRUMP, False)]
+        self.dealt = deal_first_five(deck, eldest)
+        self.turned_card = turned = deck[20]
+        self.auction = Auction(self.rules.bidding, self.rules.all_pass, eldest, turned >> 3)
         self.phase = AUCTION
         return []
 
     def _settle(self, taker: int, contract: int, forced: bool) -> ContractSettled:
-        if self.rules.bidding != "none" and not forced:     # a forced taker holds its 8 already
-            self.dealt = complete_hands(self.deck, self.eldest, taker, self.dealt)
+        eldest = (self.dealer + 1) & 3
+        if self._auction_held and not forced:     # a forced taker holds its 8 already
+            self.dealt = complete_hands(self.deck, eldest, taker, self.dealt)
         self.taker, self.contract, self.forced = taker, contract, forced
-        table = contract_table(self.rules.values, contract)
-        self.play = CardPlay(self.dealt, contract, taker, self.eldest, table, *self._play_rules)
+        self.play = CardPlay(self.dealt, contract, taker, eldest, self._tables[contract],
+                             *self._play_rules)
         if self._classic:
             self.classic = [ann.classic_announcements(h) for h in self.dealt]
             self.classic_team = ann.classic_scoring_team(self.classic, contract)
@@ -407,23 +417,22 @@ class Game:
         if self._enhanced:
             capot_team = next((s & 1 for s, a in enumerate(self.declared)
                                if a is not None and a.kind == ann.CAPOT_ANNONCE), None)
-        announced = self.scoring_announcements() if self._enhanced or self._classic else (0, 0)
+        announced = self.scoring_announcements() if self._announced else NO_POINTS
         result = settle_deal(self.rules, play.table, self.taker, play.trick_points, play.tricks_won,
                              play.belote_points, announced, self.reserve, capot_team,
                              deal_number=self.deal_number, dealer=self.dealer, forced=self.forced)
         self.results.append(result)
         self.reserve = result.reserve_waiting
         gained = result.deal_score
-        self.totals[0] += gained[0]
-        self.totals[1] += gained[1]
-        out: list = [result]
-        self.winner = game_winner(self.totals, self.rules.target)
-        if self.winner is not None:
+        totals = self.totals
+        totals[0] += gained[0]
+        totals[1] += gained[1]
+        self.winner = winner = game_winner(totals, self.rules.target)
+        if winner is not None:
             self.phase = OVER
-            out.append(GameOver(self.winner, tuple(self.totals)))
-        else:
-            self._next_dealer()
-        return out
+            return [result, GameOver(winner, tuple(totals))]
+        self._next_dealer()
+        return [result]
 
     def _next_dealer(self) -> None:
         self.dealer = (self.dealer + 1) & 3

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .cards import FULL_DECK, KING, QUEEN, SUIT_MASK, SUIT_NAMES, card_words
 from .errors import IllegalAction
-from .values import ALL_TRUMP, NO_TRUMP, ContractTable
+from .values import ALL_TRUMP, CONTRACTS, NO_TRUMP, ContractTable
 
 STANDARD, BELGIAN, FREE = 0, 1, 2
 PLAY_RULES = {"standard": STANDARD, "belgian": BELGIAN, "free": FREE}
@@ -205,14 +205,21 @@ class CardPlay:
         raise IllegalAction("MUST_TRUMP", f"you cannot follow {led_suit}: you must trump")
 
 
+def _belote_pairs(contract: int) -> tuple[int, ...]:
+    """The K+Q mask of each trump suit of ``contract`` (none in SA)."""
+    suits = () if contract == NO_TRUMP else range(4) if contract == ALL_TRUMP else (contract,)
+    return tuple((1 << (suit * 8 + KING)) | (1 << (suit * 8 + QUEEN)) for suit in suits)
+
+
+_BELOTE_PAIRS = tuple(_belote_pairs(contract) for contract in CONTRACTS)
+
+
 def belote_cards(hands: list[int], contract: int) -> int:
     """Mask of the K and Q of each trump suit held together by one seat (none in SA)."""
-    if contract == NO_TRUMP:
-        return 0
     mask = 0
-    for suit in range(4) if contract == ALL_TRUMP else (contract,):
-        pair = (1 << (suit * 8 + KING)) | (1 << (suit * 8 + QUEEN))
-        for h in hands:
-            if h & pair == pair:
+    for pair in _BELOTE_PAIRS[contract]:
+        for hand in hands:
+            if hand & pair == pair:
                 mask |= pair
+                break
     return mask

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from .options import Rules
 from .result import (CAPOT_AGAINST, CAPOT_MADE, FAILED, LITIGE_DEDANS, LITIGE_RESERVE, MADE,
-                     DealResult, DealScore, Outcome)
+                     NOTHING, DealResult, DealScore, Outcome, Pair)
 from .values import ALL_TRUMP, NO_TRUMP, ContractTable
 
 CAPOT_ANNOUNCED_BONUS = 250
+MADE_OUTCOME, FAILED_OUTCOME, LITIGE_OUTCOME = Outcome.MADE, Outcome.FAILED, Outcome.LITIGE
 
 __all__ = ["MADE", "FAILED", "CAPOT_MADE", "CAPOT_AGAINST", "LITIGE_RESERVE", "LITIGE_DEDANS",
            "DealResult", "DealScore", "Outcome", "settle_deal", "score_deal", "belgian_tens",
@@ -24,21 +25,19 @@ def settle_deal(rules: Rules, table: ContractTable, taker: int, trick_points, tr
                 *, deal_number: int = 0, dealer: int = 0, forced: bool = False) -> DealResult:
     """Score one played deal from its trick points, tricks, belote and scoring announcements
     (per team, the capot annoncé apart: ``capot_announced_team`` declared one)."""
-    tt, dt = taker & 1, 1 - (taker & 1)
+    tt = taker & 1
+    dt = 1 - tt
     if tricks_won[0] == 8:
-        capot_team, t = 0, [table.capot_points, 0]
+        capot_team, t = 0, (table.capot_points, 0)
     elif tricks_won[1] == 8:
-        capot_team, t = 1, [0, table.capot_points]
+        capot_team, t = 1, (0, table.capot_points)
     else:
-        capot_team, t = None, [trick_points[0], trick_points[1]]
+        capot_team, t = None, (trick_points[0], trick_points[1])
+    belote = (belote[0], belote[1])
     ann = (announcements[0], announcements[1])
-    bonus = [0, 0]
-    if capot_announced_team is not None:
-        # SPEC §6 enhanced: +250 to the declarer's team if it takes all 8 tricks, else to the opponents.
-        bonus[capot_announced_team if capot_team == capot_announced_team
-              else 1 - capot_announced_team] = CAPOT_ANNOUNCED_BONUS
-    scoring = [ann[0] + bonus[0], ann[1] + bonus[1]]
-    contract_points = (t[0], t[1])
+    bonus = capot_announced_bonus(capot_announced_team, capot_team)
+    scoring = (ann[0] + bonus[0], ann[1] + bonus[1])
+    contract_points = t
     if rules.belote_in_contract:
         contract_points = (contract_points[0] + belote[0], contract_points[1] + belote[1])
     if rules.announcements_in_contract:
@@ -46,71 +45,97 @@ def settle_deal(rules: Rules, table: ContractTable, taker: int, trick_points, tr
 
     # SPEC §7: a capot by the defence is settled before the contract points are compared.
     if capot_team == dt or contract_points[tt] < contract_points[dt]:
-        outcome = Outcome.FAILED
+        outcome = FAILED_OUTCOME
     elif contract_points[tt] > contract_points[dt]:
-        outcome = Outcome.MADE
+        outcome = MADE_OUTCOME
     else:
-        outcome = Outcome.LITIGE if rules.litige == "reserve" else Outcome.FAILED
-    # SPEC §6: enhanced announcements are each team's own, whatever the contract does.
-    own_announcements = rules.announcements == "enhanced"
-    base, reserve = [0, 0], 0
+        outcome = LITIGE_OUTCOME if rules.litige == "reserve" else FAILED_OUTCOME
     if rules.scoring == "belgian_tens":
-        tens = [a // 10 for a in scoring]
-        defence_tens = belgian_tens(t[dt])
-        bel = [b // 10 for b in belote]
-        if outcome == Outcome.FAILED:
-            base[dt] = (25 if capot_team is not None else 16) + tens[0] + tens[1]
-        elif outcome == Outcome.MADE and capot_team == tt:
-            base[tt], base[dt] = 25 + tens[tt], tens[dt]
-        elif outcome == Outcome.MADE:
-            base[dt], base[tt] = defence_tens + tens[dt], 16 - defence_tens + tens[tt]
-        else:
-            base[dt] = defence_tens + tens[dt]
-            reserve = 16 - defence_tens + tens[tt]
+        base, reserve = _belgian_tens_base(outcome, tt, t, capot_team, scoring)
+        bel = (belote[0] // 10, belote[1] // 10)
     else:
-        bel = list(belote)
-        if outcome == Outcome.FAILED:
-            # The deal's trick total: the capot value whenever a team took all 8 tricks (even
-            # a taker's capot that fails on the defence's belote and announcements).
-            total = table.capot_points if capot_team is not None else table.deal_total
-            if own_announcements:
-                base[dt], base[tt] = total + scoring[dt], scoring[tt]
-            else:
-                base[dt] = total + scoring[0] + scoring[1]
-        elif outcome == Outcome.LITIGE:
-            base[dt] = t[dt] + scoring[dt]
-            if own_announcements:
-                base[tt], reserve = scoring[tt], t[tt]
-            else:
-                reserve = t[tt] + scoring[tt]
-        else:
-            base = [t[0] + scoring[0], t[1] + scoring[1]]
+        base, reserve = _points_base(outcome, tt, t, capot_team, scoring, table,
+                                     rules.announcements == "enhanced")
+        bel = belote
 
-    winner = tt if outcome == Outcome.MADE else dt
-    mult = [1, 1]
+    winner = tt if outcome is MADE_OUTCOME else dt
+    multiplier = 1
     contract = table.contract
     if rules.multipliers == "sa_ta" and contract in (NO_TRUMP, ALL_TRUMP):
-        mult[winner] = 2 if contract == NO_TRUMP else 3
+        multiplier = 2 if contract == NO_TRUMP else 3
+        score = ((base[0] * multiplier if winner == 0 else base[0]) + bel[0],
+                 (base[1] * multiplier if winner == 1 else base[1]) + bel[1])
     elif rules.multipliers == "x3_both":
-        mult = [3, 3]
+        multiplier = 3
         reserve *= 3
-    score = (base[0] * mult[0] + bel[0], base[1] * mult[1] + bel[1])
+        score = (base[0] * 3 + bel[0], base[1] * 3 + bel[1])
+    else:
+        score = (base[0] + bel[0], base[1] + bel[1])
 
     paid, paid_to, waiting = 0, None, reserve_waiting
-    if outcome == Outcome.LITIGE:
+    if outcome is LITIGE_OUTCOME:
         waiting += reserve
     elif reserve_waiting and score[0] != score[1]:
         paid_to = 0 if score[0] > score[1] else 1
         paid, waiting = reserve_waiting, 0
 
-    return DealResult(
-        deal_number, dealer, outcome, taker, contract, forced,
-        tricks_won=(tricks_won[0], tricks_won[1]), trick_points=(t[0], t[1]),
-        capot_team=capot_team, belote=(belote[0], belote[1]), announcements=ann,
-        capot_announced_bonus=(bonus[0], bonus[1]), contract_points=contract_points,
-        multiplier=mult[0] if mult[0] > mult[1] else mult[1], score=score,
-        reserve_created=reserve, reserve_paid=paid, reserve_paid_to=paid_to,
-        reserve_waiting=waiting)
+    # Positional, in the field order (one is built per deal: keywords cost twice as much).
+    return DealResult(deal_number, dealer, outcome, taker, contract, forced,
+                      (tricks_won[0], tricks_won[1]), t, capot_team, belote, ann, bonus,
+                      contract_points, multiplier, score, reserve, paid, paid_to, waiting)
+
+
+def capot_announced_bonus(capot_announced_team: int | None, capot_team: int | None) -> Pair:
+    """SPEC §6 enhanced: +250 to the declarer's team if it takes all 8 tricks, else to the
+    opponents; nothing when no capot was announced."""
+    if capot_announced_team is None:
+        return NOTHING
+    team = capot_announced_team if capot_team == capot_announced_team else 1 - capot_announced_team
+    return (CAPOT_ANNOUNCED_BONUS, 0) if team == 0 else (0, CAPOT_ANNOUNCED_BONUS)
+
+
+def _points_base(outcome: Outcome, tt: int, t: Pair, capot_team: int | None, scoring: Pair,
+                 table: ContractTable, own_announcements: bool) -> tuple[list[int], int]:
+    """``scoring=points``: per team, what the deal scores before multipliers and belote, and the
+    litige's reserve. ``own_announcements`` (enhanced, SPEC §6): each team's own, whatever the
+    contract does."""
+    dt = 1 - tt
+    if outcome is MADE_OUTCOME:
+        return [t[0] + scoring[0], t[1] + scoring[1]], 0
+    base = [0, 0]
+    if outcome is FAILED_OUTCOME:
+        # The deal's trick total: the capot value whenever a team took all 8 tricks (even
+        # a taker's capot that fails on the defence's belote and announcements).
+        total = table.capot_points if capot_team is not None else table.deal_total
+        if own_announcements:
+            base[dt], base[tt] = total + scoring[dt], scoring[tt]
+        else:
+            base[dt] = total + scoring[0] + scoring[1]
+        return base, 0
+    base[dt] = t[dt] + scoring[dt]
+    if own_announcements:
+        base[tt] = scoring[tt]
+        return base, t[tt]
+    return base, t[tt] + scoring[tt]
+
+
+def _belgian_tens_base(outcome: Outcome, tt: int, t: Pair, capot_team: int | None,
+                       scoring: Pair) -> tuple[list[int], int]:
+    """``scoring=belgian_tens``: the same in tens (16 a deal, 25 a capot)."""
+    dt = 1 - tt
+    tens = [a // 10 for a in scoring]
+    defence_tens = belgian_tens(t[dt])
+    base = [0, 0]
+    if outcome is FAILED_OUTCOME:
+        base[dt] = (25 if capot_team is not None else 16) + tens[0] + tens[1]
+    elif outcome is MADE_OUTCOME and capot_team == tt:
+        base[tt], base[dt] = 25 + tens[tt], tens[dt]
+    elif outcome is MADE_OUTCOME:
+        base[dt], base[tt] = defence_tens + tens[dt], 16 - defence_tens + tens[tt]
+    else:
+        base[dt] = defence_tens + tens[dt]
+        return base, 16 - defence_tens + tens[tt]
+    return base, 0
 
 
 def score_deal(rules: Rules, table: ContractTable, taker: int, trick_points, tricks_won, belote,
