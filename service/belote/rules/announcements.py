@@ -62,22 +62,39 @@ _RANK_MASKS = tuple(_rank_mask(rank) for rank in RANKS)
 _RUNS = tuple(_runs(byte) for byte in range(256))
 
 
+def _sequences(suit: int, byte: int) -> tuple[Announcement, ...]:
+    """SPEC §6 classic: each maximal run of 3 or more in one suit's byte is one sequence."""
+    found = []
+    for low, length in _RUNS[byte]:
+        if length >= 3:
+            kind, points = (TIERCE, 20) if length == 3 else (CINQUANTE, 50) if length == 4 else (CENT, 100)
+            cards = ((1 << length) - 1) << (8 * suit + low)
+            found.append(Announcement(kind, suit, low + length - 1, length, points, cards))
+    return tuple(found)
+
+
+# Announcements are immutable: each possible one is built once and looked up (every deal of
+# random play and of the bots' searches detects four hands).
+_SEQUENCES = tuple(tuple(_sequences(suit, byte) for byte in range(256)) for suit in SUITS)
+_CLASSIC_CARRES = tuple((rank, Announcement(CARRE, -1, rank, 4, points, _RANK_MASKS[rank]))
+                        for rank, points in CLASSIC_CARRE_POINTS.items())
+_CLASSIC_CARRE_RANKS = sum(1 << rank for rank in CLASSIC_CARRE_POINTS)
+
+
 def classic_announcements(hand: int) -> list[Announcement]:
     """SPEC §6 classic: carrés first, then each maximal run of the rest is one sequence."""
     found = []
     rest = hand
-    for rank in (JACK, NINE, ACE, TEN, KING, QUEEN):
-        m = _RANK_MASKS[rank]
-        if hand & m == m:
-            found.append(Announcement(CARRE, -1, rank, 4, CLASSIC_CARRE_POINTS[rank], m))
-            rest &= ~m
-    for suit in SUITS:
-        for low, length in _RUNS[rest >> (8 * suit) & 0xFF]:
-            if length >= 3:
-                kind, points = (TIERCE, 20) if length == 3 else (CINQUANTE, 50) if length == 4 else (CENT, 100)
-                cards = ((1 << length) - 1) << (8 * suit + low)
-                found.append(Announcement(kind, suit, low + length - 1, length, points, cards))
-    return found
+    # The ranks held in all four suits (a rank's cards are 8 bits apart).
+    carres = hand & hand >> 8 & hand >> 16 & hand >> 24 & _CLASSIC_CARRE_RANKS
+    if carres:
+        for rank, carre in _CLASSIC_CARRES:
+            if carres >> rank & 1:
+                found.append(carre)
+                rest &= ~carre.cards
+    runs = _SEQUENCES
+    return [*found, *runs[0][rest & 0xFF], *runs[1][rest >> 8 & 0xFF], *runs[2][rest >> 16 & 0xFF],
+            *runs[3][rest >> 24]]
 
 
 def announcement_strength(a: Announcement, contract: int) -> tuple:
@@ -90,6 +107,8 @@ def announcement_strength(a: Announcement, contract: int) -> tuple:
 
 def classic_scoring_team(by_seat: list[list[Announcement]], contract: int) -> int:
     """The team holding the single best announcement, or -1 (none, or a perfect tie)."""
+    if not (by_seat[0] or by_seat[1] or by_seat[2] or by_seat[3]):
+        return -1                  # most deals: nobody holds one
     best: list[tuple | None] = [None, None]
     for seat, anns in enumerate(by_seat):
         for a in anns:

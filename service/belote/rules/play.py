@@ -135,29 +135,26 @@ class CardPlay:
             self.best_card, self.best_seat = card, seat
         called = bit & self._belote_cards and self._call_belote(seat, card)
         if n == 4:
-            self._finish_trick()
-            self.legal = hands[self.turn]                 # the winner leads: any card
+            # The trick is done (inline: searches and random play finish one every fourth card).
+            p = self.points
+            c0, c1, c2, c3 = trick
+            points = p[c0] + p[c1] + p[c2] + p[c3]
+            self.trick_number = number = self.trick_number + 1
+            if number == 8:
+                points += self.table.last_trick_bonus        # dix de der
+            winner = self.best_seat
+            self.trick_points[winner & 1] += points
+            self.tricks_won[winner & 1] += 1
+            self.tricks.append((self.leader, (c0, c1, c2, c3), winner, points))
+            self.trick = []
+            self.led_mask = 0
+            self.leader = self.turn = winner
+            self.legal = hands[winner]                   # the winner leads: any card
             return CALLED | TRICK_DONE if called else TRICK_DONE
         self.turn = nxt = (seat + 1) & 3
         self.legal = legal_mask(hands[nxt], self.led_mask, self.best_card,
                                 self.best_seat == nxt ^ 2, self)
         return CALLED if called else 0
-
-    def _finish_trick(self) -> None:
-        p = self.points
-        trick = self.trick
-        c0, c1, c2, c3 = trick
-        pts = p[c0] + p[c1] + p[c2] + p[c3]
-        self.trick_number += 1
-        if self.trick_number == 8:
-            pts += self.table.last_trick_bonus        # dix de der
-        winner = self.best_seat
-        self.trick_points[winner & 1] += pts
-        self.tricks_won[winner & 1] += 1
-        self.tricks.append((self.leader, (c0, c1, c2, c3), winner, pts))
-        self.trick = []
-        self.led_mask = 0
-        self.leader = self.turn = winner
 
     def _call_belote(self, seat: int, card: int) -> bool:
         """SPEC §5: the second of K+Q of trump from one hand scores 20 (K first if required).
