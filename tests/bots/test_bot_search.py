@@ -114,8 +114,9 @@ def test_rollout_plays_the_greedy_policy_card_for_card(preset):
         assert rollout(pos) == reference.final_value()
 
 
+@pytest.mark.parametrize("habits", [False, True], ids=["rules", "belote-calls-and-habits"])
 @pytest.mark.parametrize("preset", PRESETS)
-def test_what_the_hard_bot_infers_is_true_of_the_real_deal(preset):
+def test_what_the_hard_bot_infers_is_true_of_the_real_deal(preset, habits):
     """At every card decision: each other seat's real hand fits what was inferred (possible
     cards, known cards, counts, a couleur's length), and sampled deals fit it too."""
     rng = random.Random(preset)
@@ -124,7 +125,7 @@ def test_what_the_hard_bot_infers_is_true_of_the_real_deal(preset):
     def check(game, seat, view, action):
         if game.phase != PLAYING:
             return
-        knowledge = read_knowledge(view)
+        knowledge = read_knowledge(view, habits)
         for s in range(4):
             real = game.play.hands[s]
             if s == seat:

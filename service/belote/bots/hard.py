@@ -2,7 +2,8 @@
 probabilité de chaque carte restante").
 
 Card play from the third trick is a determinised search: from what the seat knows
-(:mod:`inference`: played cards, voids and trump limits shown by the play, the auction's odds),
+(:mod:`inference`: played cards, voids and trump limits shown by the play, the auction's odds;
+from version 3 the belote calls and what the others' habits say, :mod:`habits`),
 it deals the unseen cards at random many times, plays each legal card in each of those deals
 with every hand open (:mod:`endgame`: exact alpha-beta for the last tricks, :mod:`rollout`:
 fast play-outs before), turns the result into the deal score it would bring (:mod:`outcome`),
@@ -62,6 +63,9 @@ class Effort(NamedTuple):
     # before a sample would pass it, so a decision between many close cards takes fewer
     # samples. 0 (versions 0 and 1): no limit.
     rollout_budget: int = 0
+    # Read the belote calls and the others' habits (:mod:`habits`) when dealing the unseen
+    # cards; False (versions 0 to 2): the rules and the auction only.
+    reads_habits: bool = False
 
 
 # Each version a recorded move may name (BotMove.version), the last one the current: a log is
@@ -75,6 +79,10 @@ VERSIONS = {
     # (docs/performance.md, "Bots").
     2: Effort(2, 64, 24, 3, 60_000, one_per_group=True, stop_z=2.0, stop_every=16,
               suit_take_below=2, rollout_budget=192),
+    # Deals the unseen cards knowing who called belote and what the others' plays say of the
+    # cards they kept (docs/performance.md, "Hard bot version 3").
+    3: Effort(2, 64, 24, 3, 60_000, one_per_group=True, stop_z=2.0, stop_every=16,
+              suit_take_below=2, rollout_budget=192, reads_habits=True),
 }
 CURRENT = max(VERSIONS)
 
@@ -115,7 +123,7 @@ def card_scores(view, legal: int, seed: int, effort: Effort = VERSIONS[CURRENT])
     table = table_of(view)
     r = SearchRules.of(view.rules, table)
     team = view.seat & 1
-    knowledge = read_knowledge(view)
+    knowledge = read_knowledge(view, effort.reads_habits)
     played_by, order_played = _history(view)
     points = sum(p for _l, _c, w, p in view.tricks if w & 1 == team)
     won_mine = sum(1 for _l, _c, w, _p in view.tricks if w & 1 == team)

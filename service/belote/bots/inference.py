@@ -8,7 +8,8 @@ From a seat's view only:
   card of the led suit, in TA) above the one winning the trick;
 - the taker holds the turned card; shown announcements place their cards (a couleur only
   tells how many cards of its suit the seat had);
-- the auction weighs the odds: a bidder is likely to hold the top cards of its contract.
+- the auction weighs the odds: a bidder is likely to hold the top cards of its contract;
+- from version 3 of the hard bot, belote calls and the players' habits (:mod:`habits`).
 :meth:`Knowledge.sample` deals the unseen cards at random among the other seats, consistently
 with all of that (each card weighted by those odds), from a ``random.Random`` it is given.
 """
@@ -23,6 +24,7 @@ from belote.rules.cards import ACE, FULL_DECK, JACK, NINE, SUIT_MASK, cards_of
 from belote.rules.play import FREE, PLAY_RULES
 from belote.rules.values import ALL_TRUMP, NO_TRUMP, contract_table
 
+from .habits import belote_placed, habit_odds
 from .reading import table_of
 
 # Odds from the auction: how much likelier a card is in the bidder's hand than in another
@@ -148,8 +150,9 @@ class Knowledge:
         return hands
 
 
-def read_knowledge(view) -> Knowledge:
-    """Everything the seat can deduce about the other hands from its view."""
+def read_knowledge(view, habits: bool = False) -> Knowledge:
+    """Everything the seat can deduce about the other hands from its view; with ``habits``,
+    also from the belote calls and the players' habits (:mod:`habits`)."""
     seat = view.seat
     played_by = [0, 0, 0, 0]
     for leader, cards, _w, _p in view.tricks:
@@ -177,6 +180,11 @@ def read_knowledge(view) -> Knowledge:
         if a.kind == COULEUR and view.rules.announcements == "enhanced":
             n = a.length - (played_by[s] & SUIT_MASK[a.suit]).bit_count()
             suit_counts.append((s, a.suit, n))
+    if habits:
+        holds, lacks = belote_placed(view, unseen)
+        for s in range(4):
+            known[s] |= holds[s]
+            possible[s] &= ~lacks[s]
     for s in range(4):
         if s != seat:
             for other in range(4):
@@ -188,6 +196,9 @@ def read_knowledge(view) -> Knowledge:
     if view.contract >= 0:
         for key, factor in play_odds(view, table_of(view), unseen).items():
             odds[key] = odds.get(key, 1.0) * factor
+        if habits:
+            for key, factor in habit_odds(view, table_of(view), unseen).items():
+                odds[key] = odds.get(key, 1.0) * factor
     return Knowledge(seat, view.hand, unseen, counts, possible, known, suit_counts, odds)
 
 

@@ -264,6 +264,8 @@ class SeatView:
     totals: tuple
     reserve: int
     legal: tuple                     # the seat's legal actions now
+    # ((seat, card, "belote" | "rebelote"), ...): called aloud as the card was played (SPEC §5)
+    belote_calls: tuple = ()
 
 
 def seat_view(state: TableState, seat: int) -> SeatView:
@@ -283,4 +285,5 @@ def seat_view(state: TableState, seat: int) -> SeatView:
         tricks=tuple(play.tricks) if play else (), trick_leader=play.leader if play else -1,
         trick=tuple(play.trick) if play else (), announcements=shown,
         totals=tuple(game.totals), reserve=game.reserve,
-        legal=tuple(game.legal_actions(seat)))
+        legal=tuple(game.legal_actions(seat)),
+        belote_calls=tuple(play.belote_calls) if play else ())
