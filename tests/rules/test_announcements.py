@@ -104,7 +104,7 @@ def test_a_card_serves_in_one_announcement_only():
 
 
 # classic: which team scores ---------------------------------------------------------------------
-def team(contract: int, *hands: str) -> int:
+def team(contract: int, *hands: str) -> int | None:
     """The scoring team when seats 0..3 hold these hands."""
     return classic_scoring_team([classic_announcements(mask(h)) for h in hands], contract)
 
@@ -162,10 +162,10 @@ def test_a_perfect_tie_scores_nothing():
     """SPEC §6 «A perfect tie between the two teams' best announcements: no team scores
     announcements.»
     """
-    assert team(H, "JS QS KS", "JD QD KD") == -1         # two plain tierces to the king
-    assert team(NO_TRUMP, "JS QS KS", "JH QH KH") == -1  # SA: no sequence is trump
-    assert team(ALL_TRUMP, "JS QS KS", "JH QH KH") == -1  # TA: every sequence is trump
-    assert team(H, NOTHING, NOTHING, NOTHING, NOTHING) == -1
+    assert team(H, "JS QS KS", "JD QD KD") is None         # two plain tierces to the king
+    assert team(NO_TRUMP, "JS QS KS", "JH QH KH") is None  # SA: no sequence is trump
+    assert team(ALL_TRUMP, "JS QS KS", "JH QH KH") is None  # TA: every sequence is trump
+    assert team(H, NOTHING, NOTHING, NOTHING, NOTHING) is None
 
 
 def test_the_team_with_the_best_scores_all_of_its_announcements_in_a_game():

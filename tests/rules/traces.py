@@ -57,6 +57,8 @@ def _action(a) -> str:
 
 def _plain(value):
     """Events as plain JSON values: named tuples as [type, fields...], enums as their value."""
+    if type(value).__name__ == "AnnouncementsRevealed" and value.scoring_team is None:
+        value = value._replace(scoring_team=-1)      # the recorded engine wrote nobody as -1
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return [type(value).__name__, *(_plain(v) for v in value)]
     if isinstance(value, (list, tuple)):

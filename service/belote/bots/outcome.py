@@ -94,7 +94,7 @@ def announcement_points(view, hands_now, played_by) -> tuple[tuple[int, int], in
     if style == "classic":
         by_seat = [classic_announcements(hands_now[s] | played_by[s]) for s in range(4)]
         team = classic_scoring_team(by_seat, view.contract)
-        if team >= 0:
+        if team is not None:
             points[team] = sum(a.points for s in (team, team + 2) for a in by_seat[s])
     elif style == "enhanced":
         for seat, a in view.announcements:

@@ -105,10 +105,10 @@ def announcement_strength(a: Announcement, contract: int) -> tuple:
     return (a.points, 0, 0, a.length, a.rank, 1 if trump else 0)
 
 
-def classic_scoring_team(by_seat: list[list[Announcement]], contract: int) -> int:
-    """The team holding the single best announcement, or -1 (none, or a perfect tie)."""
+def classic_scoring_team(by_seat: list[list[Announcement]], contract: int) -> int | None:
+    """The team holding the single best announcement, or None (none, or a perfect tie)."""
     if not (by_seat[0] or by_seat[1] or by_seat[2] or by_seat[3]):
-        return -1                  # most deals: nobody holds one
+        return None                # most deals: nobody holds one
     best: list[tuple | None] = [None, None]
     for seat, anns in enumerate(by_seat):
         for a in anns:
@@ -117,13 +117,13 @@ def classic_scoring_team(by_seat: list[list[Announcement]], contract: int) -> in
             if held is None or key > held:
                 best[seat & 1] = key
     if best[0] is None and best[1] is None:
-        return -1
+        return None
     ours, theirs = best
     if theirs is None or (ours is not None and ours > theirs):
         return 0
     if ours is None or theirs > ours:
         return 1
-    return -1
+    return None
 
 
 def enhanced_options(hand: int, capot_available: bool) -> list[Announcement]:

@@ -65,7 +65,7 @@ class TrickWon(NamedTuple):
 
 class AnnouncementsRevealed(NamedTuple):
     by_seat: tuple     # ((seat, Announcement), ...)
-    scoring_team: int  # -1: nobody (none, or a perfect tie)
+    scoring_team: int | None  # None: nobody (none, or a perfect tie)
 
 
 class GameOver(NamedTuple):
@@ -171,7 +171,7 @@ class Game:
         self.contract = -1
         self.forced = False
         self.classic: list[list[ann.Announcement]] = [[], [], [], []]
-        self.classic_team = -1
+        self.classic_team: int | None = None
         self.declared: list[ann.Announcement | None] = [None, None, None, None]
 
     @property
@@ -401,9 +401,9 @@ class Game:
     def scoring_announcements(self) -> tuple[int, int]:
         """Per team, the announcement points that score this deal (capot annoncé aside)."""
         points = [0, 0]
-        if self._classic and self.classic_team >= 0:
-            points[self.classic_team] = sum(a.points for s in range(self.classic_team, 4, 2)
-                                            for a in self.classic[s])
+        team = self.classic_team
+        if self._classic and team is not None:
+            points[team] = sum(a.points for s in range(team, 4, 2) for a in self.classic[s])
         elif self._enhanced:
             for seat, a in enumerate(self.declared):
                 if a is not None:

@@ -170,6 +170,11 @@ _OUTCOME_TO_PB = {
 }
 
 
+def team_to_pb(team: int | None) -> int:
+    """A team (0 or 1) as the v1 events write it: -1 for nobody."""
+    return -1 if team is None else team
+
+
 def deal_scored_to_pb(result: DealResult, deal_number: int, totals) -> epb.DealScored:
     score = result.as_deal_score()
     return epb.DealScored(

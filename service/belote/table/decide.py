@@ -32,6 +32,7 @@ from .codec import (
     cards_to_pb,
     contract_to_pb,
     deal_scored_to_pb,
+    team_to_pb,
 )
 from .state import (
     BOT,
@@ -364,7 +365,7 @@ def outcome_events(game, outcomes, deal_started: epb.DealStarted | None,
                                           cards=cards_to_pb(cards_of(a.cards)))
                      for s, a in o.by_seat]
             events.append(_ev(announcements_revealed=epb.AnnouncementsRevealed(
-                announcements=shown, scoring_team=o.scoring_team)))
+                announcements=shown, scoring_team=team_to_pb(o.scoring_team))))
         elif isinstance(o, DealResult):
             events.append(_ev(deal_scored=deal_scored_to_pb(o, game.deal_number, game.totals)))
             events.append(_reveal(deal_started, game.deck))
