@@ -19,6 +19,8 @@ from __future__ import annotations
 from belote.rules.cards import FULL_DECK, KING, QUEEN, SUIT_MASK
 from belote.rules.values import ALL_TRUMP, NO_TRUMP, ContractTable
 
+from .reading import tricks_so_far
+
 # How much less likely a card is in a hand whose play went against a habit that would have
 # played it (measured with duplicate matches against the normal bot: 0.05 to 0.3 within noise).
 AGAINST_HABIT = 0.2
@@ -66,7 +68,7 @@ def habit_odds(view, table: ContractTable, unseen: int) -> dict[tuple[int, int],
     played = 0                  # cards played before the trick being read
     voids = [0, 0, 0, 0]        # suits each seat has shown it lacks
     trump_led_by = [False] * 4
-    for leader, cards in _tricks(view):
+    for leader, cards in tricks_so_far(view):
         lead = cards[0]
         if suit_contract and not (1 << lead) & tm:
             _read_side_lead(view, leader, lead, played, voids, trump_led_by, table, unlikely)
@@ -151,14 +153,7 @@ def _master(suit_mask: int, played: int, order: tuple) -> int:
     return best
 
 
-def _tricks(view):
-    history = [(leader, cards) for leader, cards, _w, _p in view.tricks]
-    if view.trick:
-        history.append((view.trick_leader, view.trick))
-    return history
-
-
 def _plays(view):
-    for leader, cards in _tricks(view):
+    for leader, cards in tricks_so_far(view):
         for i, c in enumerate(cards):
             yield (leader + i) & 3, c

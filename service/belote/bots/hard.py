@@ -33,7 +33,7 @@ from .bidding import bid_margin
 from .endgame import equivalent_cards, solve
 from .inference import read_knowledge
 from .outcome import deal_value
-from .reading import table_of
+from .reading import played_so_far, table_of
 from .rollout import rollout
 from .search import Position, SearchRules
 
@@ -124,7 +124,7 @@ def card_scores(view, legal: int, seed: int, effort: Effort = VERSIONS[CURRENT])
     r = SearchRules.of(view.rules, table)
     team = view.seat & 1
     knowledge = read_knowledge(view, effort.reads_habits)
-    played_by, order_played = _history(view)
+    played_by, order_played = played_so_far(view)
     points = sum(p for _l, _c, w, p in view.tricks if w & 1 == team)
     won_mine = sum(1 for _l, _c, w, _p in view.tricks if w & 1 == team)
     won = (won_mine, len(view.tricks) - won_mine)
@@ -202,15 +202,3 @@ def _total(values: list[float]) -> float:
     for v in values:
         total += v
     return total
-
-
-def _history(view) -> tuple[list[int], list[int]]:
-    """Cards each seat has played, and every card in the order played."""
-    played_by = [0, 0, 0, 0]
-    order = []
-    for leader, cards, _w, _p in list(view.tricks) + [(view.trick_leader, view.trick, 0, 0)]:
-        for i, c in enumerate(cards):
-            played_by[(leader + i) & 3] |= 1 << c
-            order.append(c)
-    return played_by, order
-

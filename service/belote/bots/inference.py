@@ -25,7 +25,7 @@ from belote.rules.play import FREE, PLAY_RULES
 from belote.rules.values import ALL_TRUMP, NO_TRUMP, contract_table
 
 from .habits import belote_placed, habit_odds
-from .reading import table_of
+from .reading import played_so_far, table_of, tricks_so_far
 
 # Odds from the auction: how much likelier a card is in the bidder's hand than in another
 # unseen hand, measured on normal bots' auctions (a taker of hearts holds the unseen jack of
@@ -154,12 +154,7 @@ def read_knowledge(view, habits: bool = False) -> Knowledge:
     """Everything the seat can deduce about the other hands from its view; with ``habits``,
     also from the belote calls and the players' habits (:mod:`habits`)."""
     seat = view.seat
-    played_by = [0, 0, 0, 0]
-    for leader, cards, _w, _p in view.tricks:
-        for i, c in enumerate(cards):
-            played_by[(leader + i) & 3] |= 1 << c
-    for i, c in enumerate(view.trick):
-        played_by[(view.trick_leader + i) & 3] |= 1 << c
+    played_by, _order = played_so_far(view)
     played = played_by[0] | played_by[1] | played_by[2] | played_by[3]
     unseen = FULL_DECK & ~played & ~view.hand
     counts = [8 - played_by[s].bit_count() for s in range(4)]
@@ -252,10 +247,7 @@ def _followed_plays(view, table):
     """Every card played after a trick's lead, in order, as (seat, card, led suit mask, the
     trick's best card before it, that card's seat): what a seat faced when it played."""
     tm = table.trump_mask
-    history = [(leader, cards) for leader, cards, _w, _p in view.tricks]
-    if view.trick:
-        history.append((view.trick_leader, view.trick))
-    for leader, cards in history:
+    for leader, cards in tricks_so_far(view):
         led = SUIT_MASK[cards[0] >> 3]
         best, best_seat = cards[0], leader
         for i, c in enumerate(cards[1:], 1):

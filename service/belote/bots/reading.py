@@ -106,15 +106,32 @@ def cards_by_strength(mask: int, table: ContractTable) -> list[int]:
 
 
 
+def tricks_so_far(view) -> list[tuple[int, tuple]]:
+    """(leader, cards) of each trick of the deal, the one in progress last if it has begun."""
+    tricks = [(leader, cards) for leader, cards, _w, _p in view.tricks]
+    if view.trick:
+        tricks.append((view.trick_leader, view.trick))
+    return tricks
+
+
+def played_so_far(view) -> tuple[list[int], list[int]]:
+    """The cards each seat has played this deal, and every card in the order played."""
+    played_by = [0, 0, 0, 0]
+    order = []
+    for leader, cards in tricks_so_far(view):
+        for i, c in enumerate(cards):
+            played_by[(leader + i) & 3] |= 1 << c
+            order.append(c)
+    return played_by, order
+
+
 def voids_shown(view, table: ContractTable) -> dict[int, int]:
     """Per seat, the mask of suits (as card masks) it failed to follow: it holds none of them.
 
     The plain memory of "who did not follow", without the finer trump inferences of the hard bot.
     """
     voids = {0: 0, 1: 0, 2: 0, 3: 0}
-    for leader, cards, _w, _p in list(view.tricks) + [(view.trick_leader, view.trick, -1, 0)]:
-        if not cards:
-            continue
+    for leader, cards in tricks_so_far(view):
         led = cards[0] >> 3
         for i, c in enumerate(cards[1:], 1):
             if c >> 3 != led:
