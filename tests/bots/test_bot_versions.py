@@ -25,7 +25,7 @@ BEFORE_VERSIONS = {
     "enhanced": "AH 8D JD QC AH 7H JS AS AC 9H AD JC 10S QC JH 9S 7S KS 10S 10C 7C 8C AC AC JH AH AH 9C AC JH JC 9H JH JH 7S 10H AS 9S 8S JS 9D QD AH",
 }
 # The same decisions as later versions made them: version 1 (commit 3b9987d), version 2
-# (16c0849) and version 3.
+# (16c0849), version 3 (c5be24c) and version 4.
 PINNED = {
     1: {
         "classic": "AC QH 7C 10C 8D JD 10C AS JH 8C 9S KH QC 9S KH 9C JC QH 8H JC 10S QH KH 10H KS JH 10S AC 7H QS KS 7H 7S 7H QD 8H 8C QH 10H 10H 9S QC",
@@ -41,6 +41,11 @@ PINNED = {
         "classic": "7D KH 7C 10C 8D JD 7D AS JH 8C 10D KH QC 10H KH 9C JC QH 8H JC 10S QH KH 7H KS JH 10S AC 7H JD 8H 7H 7S 7H QD KH 8C QH 10H 10H 9S QC",
         "belgian": "10D 7H 8H 8S KC 10D 9S AS AD QD AS AH 10C QC 8S QH 9H KH 9S 8S JH 10D JS 10H QS JS 9D 7D 7S QH JS 7H QD 8S 10H 9H KD 9S JD QS AS",
         "enhanced": "AH 9D JD AC 8H 7H JS JH AC 9H AD JC 10S QC JH 9S 7S KS QS 10H JH 8C AC AC QH KH AH 9C AC JH AD 9H JH JH 8D 10H AS 9S 8S JS 9D 10S AH",
+    },
+    4: {
+        "classic": "AC KH 7C 10C 8D QD 10C AS JD 8C 10D KH QC 10H KH 9C 7H JS 8H 7S QS QH KH 10H KS JH 10S AC JC JD 8H 10D 7S 10D QD 8H 7H QH KH 10H 9S QC",
+        "belgian": "AD 7H KH JC KC QH 8S QS AH QD AS AH 10C QC 7H QH 10H AH 9S 8S JH 10D JS 10H QS 8D 9D 7D AS 9H JS JC QD 8S 10H JD KD 9S JD QS AS",
+        "enhanced": "AH 9D AD QC 8H QH JS JH AC 9H AD JC 10S QC AS 9S 7S KS QS 10H JH 8C AC 9H QH KH AH 9C AC JH JC 9H JH 10C 7S 10H AS 9S 8S JS 9D 10S AH",
     },
 }
 
@@ -223,3 +228,24 @@ def test_version_2_keeps_each_decision_within_its_rollout_budget(counted):
     assert max(spent[1]) > budget
     assert 0 < max(spent[2]) <= budget
     assert sum(spent[2]) < sum(spent[1])
+
+
+def test_version_4_plays_out_with_club_players_within_its_budget(monkeypatch):
+    """Version 4 plays every sampled deal out by the club players' rules (no open-handed
+    rollout, no exact endgame), within its play-out budget."""
+    counted = {"n": 0}
+    real = hard.club_playout
+
+    def club_playout(*args):
+        counted["n"] += 1
+        return real(*args)
+
+    monkeypatch.setattr(hard, "club_playout", club_playout)
+    monkeypatch.setattr(hard, "rollout", lambda pos: pytest.fail("an open-handed rollout"))
+    monkeypatch.setattr(hard, "solve", lambda *args: pytest.fail("the exact endgame"))
+    spent = []
+    for i, view in enumerate(searched_views("classic")):
+        counted["n"] = 0
+        bots.choose(HARD, view, 1000 + i, 4)
+        spent.append(counted["n"])
+    assert 0 < max(spent) <= hard.VERSIONS[4].rollout_budget

@@ -8,7 +8,7 @@ Levels (sheet 001, "Intelligence artificielle"):
 - ``easy``: the lowest legal card (:mod:`easy`);
 - ``normal``: rules of thumb read off the view (:mod:`normal`, bids from :mod:`bidding`);
 - ``hard``: remembers and infers where the cards are (:mod:`inference`), samples deals and
-  searches them (:mod:`search`, :mod:`rollout`, :mod:`endgame`, :mod:`outcome`), in :mod:`hard`.
+  plays them out (:mod:`search`, :mod:`rollout`, :mod:`endgame`, :mod:`outcome`), in :mod:`hard`.
 Both normal and hard declare enhanced announcements by :mod:`announcing`.
 :mod:`match` plays duplicate matches between levels (``belote bots-match``).
 

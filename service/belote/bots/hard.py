@@ -5,9 +5,14 @@ Card play from the third trick is a determinised search: from what the seat know
 (:mod:`inference`: played cards, voids and trump limits shown by the play, the auction's odds;
 from version 3 the belote calls and what the others' habits say, :mod:`habits`),
 it deals the unseen cards at random many times, plays each legal card in each of those deals
-with every hand open (:mod:`endgame`: exact alpha-beta for the last tricks, :mod:`rollout`:
-fast play-outs before), turns the result into the deal score it would bring (:mod:`outcome`),
-and plays the card with the best average.
+and the deal out from there, turns the result into the deal score it would bring
+(:mod:`outcome`), and plays the card with the best average. How a deal is played out:
+- versions 0 to 3: with every hand open (:mod:`endgame`: exact alpha-beta for the last
+  tricks, :mod:`rollout`: fast open-handed play-outs before);
+- from version 4: every seat plays the normal bot's rules from what it would see of that deal
+  (:func:`rollout.club_playout`), to the last card. Open-handed play credits the other side
+  with a defence no club player finds, and passes up the chances the table gives; measured,
+  the club play-outs are worth 3 to 5 points per deal more against the normal bot.
 
 Bids and announcements are the normal bot's hand evaluation (:mod:`bidding`): valuing each
 contract by sampled open-handed play-outs instead bid measurably worse. From version 2 it takes
@@ -28,13 +33,14 @@ from typing import NamedTuple
 from belote.rules.cards import FULL_DECK, cards_of
 
 from . import normal
+from .normal import Memory, club_table
 from .announcing import capot_lead
 from .bidding import bid_margin
 from .endgame import equivalent_cards, solve
 from .inference import read_knowledge
 from .outcome import deal_value
 from .reading import played_so_far, table_of
-from .rollout import rollout
+from .rollout import club_playout, rollout
 from .search import Position, SearchRules
 
 
@@ -45,7 +51,8 @@ class Effort(NamedTuple):
     search_from_trick: int    # tricks before it follow the rules of thumb (see choose_card)
     rollout_samples: int      # deals sampled while more than exact_tricks tricks remain
     exact_samples: int        # deals sampled for the exact endgame search
-    exact_tricks: int         # exact search once this many tricks (the current one included) remain
+    exact_tricks: int         # exact search once this many tricks (the current one included)
+                              # remain; 0: never
     node_budget: int          # alpha-beta nodes per decision; past it, rollouts finish the job
     # Search one card of each group of equivalent ones (search.equivalent_cards) and give the
     # others its value; version 0 searched every card.
@@ -66,6 +73,9 @@ class Effort(NamedTuple):
     # Read the belote calls and the others' habits (:mod:`habits`) when dealing the unseen
     # cards; False (versions 0 to 2): the rules and the auction only.
     reads_habits: bool = False
+    # Play-outs where every seat plays the normal bot's rules from what it would see
+    # (rollout.club_playout); False (versions 0 to 3): open-handed rollouts (rollout.rollout).
+    club_playouts: bool = False
 
 
 # Each version a recorded move may name (BotMove.version), the last one the current: a log is
@@ -83,6 +93,11 @@ VERSIONS = {
     # cards they kept (docs/performance.md, "Hard bot version 3").
     3: Effort(2, 64, 24, 3, 60_000, one_per_group=True, stop_z=2.0, stop_every=16,
               suit_take_below=2, rollout_budget=192, reads_habits=True),
+    # Play-outs of club players, each seat from what it would see, to the last card: the
+    # exact endgame's open-handed defence is one the table seldom finds (docs/performance.md,
+    # "Hard bot version 4").
+    4: Effort(2, 64, 24, 0, 60_000, one_per_group=True, stop_z=2.0, stop_every=16,
+              suit_take_below=2, rollout_budget=168, reads_habits=True, club_playouts=True),
 }
 CURRENT = max(VERSIONS)
 
@@ -144,6 +159,8 @@ def card_scores(view, legal: int, seed: int, effort: Effort = VERSIONS[CURRENT])
     cache: dict = {}
     samples = effort.exact_samples if exact else effort.rollout_samples
     per_sample: dict[int, list[float]] = {c: [] for c in searched}
+    if effort.club_playouts:
+        club, memory = club_table(table), Memory.of_view(view, table)
     active = searched
     done = rollouts = 0
     for done in range(1, samples + 1):
@@ -158,6 +175,9 @@ def card_scores(view, legal: int, seed: int, effort: Effort = VERSIONS[CURRENT])
         if values is None:
             values = {}
             for card in active:
+                if effort.club_playouts:
+                    values[card] = club_playout(pos, club, memory, card)
+                    continue
                 after = pos.copy()
                 after.play(card)
                 values[card] = rollout(after)

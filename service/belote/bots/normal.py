@@ -10,25 +10,30 @@ Plain rules of thumb a club player uses, read off the seat's view:
 - it leads trumps when its team took, cashes its masters, and leads to its partner's strength;
 - it bids from a hand evaluation per contract type (:mod:`bidding`).
 The seed is unused: the normal bot is deterministic.
+
+The card rules (:func:`club_card`) read only masks: the seat's legal cards, the cards it has
+not seen, the trick on the table and its :class:`Memory` of the deal (who took, the voids
+shown, who led trumps, which suits each seat led and won). So the same rules, at the same
+speed, play every seat of the hard bot's play-outs (:mod:`rollout`, version 4), each from
+what that seat would see.
 """
 
 from __future__ import annotations
 
+from functools import cache
+from typing import NamedTuple
+
 from belote.rules.actions import Play
 from belote.rules.announcements import CAPOT_ANNONCE
-from belote.rules.cards import SUIT_MASK, cards_of
+from belote.rules.cards import FULL_DECK, SUIT_MASK
+from belote.rules.values import ContractTable
 
 from .announcing import capot_lead, choose_declaration
 from .bidding import bid_margin, choose_bid
 from .reading import (
-    beats,
-    cards_by_strength,
-    is_master,
     legal_bids,
     legal_cards,
     legal_declarations,
-    masters_in,
-    partner,
     table_of,
     trick_winner,
     unseen_mask,
@@ -60,10 +65,10 @@ def choose_card(view, legal: int) -> int:
     if not view.trick and team_declared_capot(view):
         return capot_lead(view, legal)
     table = table_of(view)
-    unseen = unseen_mask(view)
-    if not view.trick:
-        return lead(view, legal, table, unseen)
-    return follow(view, legal, table, unseen)
+    best, best_seat = trick_winner(view.trick, view.trick_leader, table)
+    led = SUIT_MASK[view.trick[0] >> 3] if view.trick else 0
+    return club_card(club_table(table), Memory.of_view(view, table), view.seat, legal,
+                     unseen_mask(view), len(view.trick), best, best_seat, led)
 
 
 def team_declared_capot(view) -> bool:
@@ -71,144 +76,260 @@ def team_declared_capot(view) -> bool:
                for s, kind in view.announcements)
 
 
+class ClubTable(NamedTuple):
+    """What the rules look up for one contract, per card."""
+
+    trump_mask: int
+    suit_contract: bool          # one trump suit (not SA, not TA): ruffs and drawing trumps
+    order: tuple
+    points: tuple
+    higher: tuple                # the cards of its suit that beat it
+    beats: tuple                 # the cards that take the trick from it
+    weakest: tuple               # smaller is weaker: points, then order
+    richest: tuple               # smaller is richer to give: more points, then lower order
+    safest: tuple                # smaller is a better master to cash: more points, then order
+
+
+@cache
+def club_table(table: ContractTable) -> ClubTable:
+    tm, order, points = table.trump_mask, table.order, table.points
+    return ClubTable(tm, tm not in (0, FULL_DECK), order, points, table.higher, table.beats,
+                     tuple(points[c] * 1000 + order[c] * 32 + c for c in range(32)),
+                     tuple(order[c] - points[c] * 100 for c in range(32)),
+                     tuple(-(points[c] * 100 + order[c]) for c in range(32)))
+
+
+class Memory:
+    """What every seat remembers of the deal so far (all of it public)."""
+
+    __slots__ = ("led_trump", "taker", "voids", "won_own_lead")
+
+    def __init__(self, taker: int, voids: list[int], led_trump: list[bool],
+                 won_own_lead: list[tuple[int, ...]]):
+        self.taker = taker
+        self.voids = voids                      # per seat: the suits it failed to follow
+        self.led_trump = led_trump              # per seat: it has led a trump
+        self.won_own_lead = won_own_lead        # per seat: plain suits it led and won, in order
+
+    @staticmethod
+    def of_view(view, table: ContractTable) -> Memory:
+        tm = table.trump_mask
+        voids = voids_shown(view, table)
+        led_trump = [False] * 4
+        won: list[tuple[int, ...]] = [(), (), (), ()]
+        for leader, cards, winner, _points in view.tricks:
+            if (1 << cards[0]) & tm:
+                led_trump[leader] = True
+            elif winner == leader and cards[0] >> 3 not in won[leader]:
+                won[leader] += (cards[0] >> 3,)
+        if view.trick and (1 << view.trick[0]) & tm:
+            led_trump[view.trick_leader] = True
+        return Memory(view.taker, [voids[s] for s in range(4)], led_trump, won)
+
+    def copy(self) -> Memory:
+        new = Memory.__new__(Memory)       # one per play-out: no __init__ call
+        new.taker, new.voids = self.taker, self.voids[:]
+        new.led_trump, new.won_own_lead = self.led_trump[:], self.won_own_lead[:]
+        return new
+
+
+def club_card(t: ClubTable, memory: Memory, seat: int, legal: int, unseen: int, n: int,
+              best: int, best_seat: int, led: int) -> int:
+    """The card the rules of thumb play from ``legal`` (two cards or more), ``n`` cards on the
+    table (``best`` of ``best_seat`` winning, ``led`` the led suit's mask), ``unseen`` the
+    cards the seat has not seen."""
+    if n:
+        return follow(t, memory, seat, legal, unseen, n, best, best_seat, led)
+    return lead(t, memory, seat, legal, unseen)
+
+
 # Following ------------------------------------------------------------------------------------
-def follow(view, legal: int, table, unseen: int) -> int:
-    best, best_seat = trick_winner(view.trick, view.trick_leader, table)
-    last = len(view.trick) == 3
-    if best_seat == partner(view.seat):
-        if last or cannot_be_beaten(view, best, table, unseen):
-            return give_points(legal, table, unseen)
-        return cheapest(legal, table, unseen)
-    winners = [c for c in cards_of(legal) if beats(c, best, table)]
+def follow(t: ClubTable, memory: Memory, seat: int, legal: int, unseen: int, n: int, best: int,
+           best_seat: int, led: int) -> int:
+    last = n == 3
+    if best_seat == seat ^ 2:
+        if last or cannot_be_beaten(t, memory, seat, best, unseen, n, led):
+            return give_points(t, legal, unseen)
+        return cheapest(t, legal, unseen)
+    winners = legal & t.beats[best]
     if not winners:
-        return cheapest(legal, table, unseen)
+        return cheapest(t, legal, unseen)
     if last:
-        return richest_winner(winners, table, unseen)
-    led_trump = (1 << view.trick[0]) & table.trump_mask
-    if not led_trump and all((1 << c) & table.trump_mask for c in winners):
-        return min(winners, key=lambda c: table.order[c])       # ruff with the smallest trump
-    sure = [c for c in winners if cannot_be_beaten(view, c, table, unseen)]
+        return richest_winner(t, winners, unseen)
+    if not led & t.trump_mask and not winners & ~t.trump_mask:
+        return lowest(winners, t.order)                     # ruff with the smallest trump
+    sure = 0
+    m = winners
+    while m:
+        low = m & -m
+        m ^= low
+        if cannot_be_beaten(t, memory, seat, low.bit_length() - 1, unseen, n, led):
+            sure |= low
     if sure:
-        return min(sure, key=lambda c: table.order[c])          # the cheapest sure winner
-    return cheapest(legal, table, unseen)
+        return lowest(sure, t.order)                        # the cheapest sure winner
+    return cheapest(t, legal, unseen)
 
 
-def cannot_be_beaten(view, card: int, table, unseen: int) -> bool:
+def cannot_be_beaten(t: ClubTable, memory: Memory, seat: int, card: int, unseen: int, n: int,
+                     led: int) -> bool:
     """``card`` would hold the trick whatever the seats after us play, as far as we know: it is
     the master of its suit, and if it is a plain card, either no trump is out or nobody after
     us has shown a void in the led suit."""
-    if not is_master(card, unseen, table):
+    if t.higher[card] & unseen:
         return False
-    if (1 << card) & table.trump_mask or not unseen & table.trump_mask:
+    if (1 << card) & t.trump_mask or not unseen & t.trump_mask:
         return True
-    voids = voids_shown(view, table)
-    led = SUIT_MASK[view.trick[0] >> 3]
-    to_play = [(view.seat + k) & 3 for k in range(1, 4 - len(view.trick))]
-    return not any(voids[s] & led for s in to_play)
+    voids = memory.voids
+    return not any(voids[(seat + k) & 3] & led for k in range(1, 4 - n))
 
 
-def give_points(legal: int, table, unseen: int) -> int:
+def give_points(t: ClubTable, legal: int, unseen: int) -> int:
     """Charge the partner's trick: the most points we can spare, never a master or a trump
     if a plain card will do."""
-    masters = masters_in(legal, unseen, table)
-    for pool in (legal & ~table.trump_mask & ~masters, legal & ~masters,
-                 legal & ~table.trump_mask, legal):
+    tm = t.trump_mask
+    masters = masters_in(legal, unseen, t.higher)
+    for pool in (legal & ~tm & ~masters, legal & ~masters, legal & ~tm, legal):
         if pool:
-            return max(cards_of(pool), key=lambda c: (table.points[c], -table.order[c]))
+            return lowest(pool, t.richest)
     raise AssertionError("no legal card")
 
 
-def cheapest(legal: int, table, unseen: int) -> int:
+def cheapest(t: ClubTable, legal: int, unseen: int) -> int:
     """Give away as little as possible: no trump and no master if avoidable, fewest points."""
-    masters = masters_in(legal, unseen, table)
-    for pool in (legal & ~table.trump_mask & ~masters, legal & ~table.trump_mask,
-                 legal & ~masters, legal):
+    tm = t.trump_mask
+    masters = masters_in(legal, unseen, t.higher)
+    for pool in (legal & ~tm & ~masters, legal & ~tm, legal & ~masters, legal):
         if pool:
-            return cards_by_strength(pool, table)[0]
+            return lowest(pool, t.weakest)
     raise AssertionError("no legal card")
 
 
-def richest_winner(winners: list[int], table, unseen: int) -> int:
-    """Last to play and winning: win with the card worth most, keeping masters and trumps."""
-    def cost(c):
-        keep = (1 << c) & table.trump_mask or is_master(c, unseen & ~(1 << c), table)
-        if (1 << c) & table.trump_mask:
-            return (2, table.order[c])                          # smallest trump last resort
-        return (1 if keep else 0, -table.points[c])
-    return min(winners, key=cost)
+def richest_winner(t: ClubTable, winners: int, unseen: int) -> int:
+    """Last to play and winning: win with the card worth most, keeping masters and trumps
+    (the smallest trump as a last resort)."""
+    best, best_cost = -1, None
+    m = winners
+    while m:
+        low = m & -m
+        m ^= low
+        c = low.bit_length() - 1
+        if low & t.trump_mask:
+            cost = (2, t.order[c])
+        else:
+            keep = not t.higher[c] & unseen & ~low
+            cost = (1 if keep else 0, -t.points[c])
+        if best_cost is None or cost < best_cost:
+            best, best_cost = c, cost
+    return best
 
 
 # Leading --------------------------------------------------------------------------------------
-def lead(view, legal: int, table, unseen: int) -> int:
-    hand = legal
-    trumps_out = unseen & table.trump_mask
-    my_trumps = hand & table.trump_mask
-    suit_contract = 0 <= view.contract < 4
-    if suit_contract and my_trumps and trumps_out:
-        if view.taker == view.seat:
-            master_trumps = masters_in(my_trumps, unseen, table)
+def lead(t: ClubTable, memory: Memory, seat: int, hand: int, unseen: int) -> int:
+    tm = t.trump_mask
+    trumps_out = unseen & tm
+    my_trumps = hand & tm
+    if t.suit_contract and my_trumps and trumps_out:
+        if memory.taker == seat:
+            master_trumps = masters_in(my_trumps, unseen, t.higher)
             if master_trumps:
-                return max(cards_of(master_trumps), key=lambda c: table.order[c])
+                return highest(master_trumps, t.order)
             if my_trumps.bit_count() >= 3:
-                return min(cards_of(my_trumps), key=lambda c: table.order[c])
-        elif view.taker == partner(view.seat) and not _led_trump(view):
-            return min(cards_of(my_trumps), key=lambda c: table.order[c])   # to the taker
-    voids = voids_shown(view, table)
-    opponents = (view.seat + 1) & 3, (view.seat + 3) & 3
-    side = hand & ~table.trump_mask if suit_contract else hand
-    masters = masters_in(side, unseen, table)
-    ruffs_possible = suit_contract and trumps_out          # nobody ruffs in SA or TA
-    safe_masters = [c for c in cards_of(masters)
-                    if not (ruffs_possible and any(voids[o] & SUIT_MASK[c >> 3] for o in opponents))]
-    if safe_masters:
-        return max(safe_masters, key=lambda c: (table.points[c], table.order[c]))
-    helped = partner_strong_suits(view, table, voids)
-    for suit in helped:
+                return lowest(my_trumps, t.order)
+        elif memory.taker == seat ^ 2 and not memory.led_trump[seat]:
+            return lowest(my_trumps, t.order)                # to the taker
+    voids = memory.voids
+    opponents_void = voids[(seat + 1) & 3] | voids[(seat + 3) & 3]
+    side = hand & ~tm if t.suit_contract else hand
+    masters = masters_in(side, unseen, t.higher)
+    if t.suit_contract and trumps_out:                  # nobody ruffs in SA or TA
+        for suit in range(4):
+            if opponents_void & SUIT_MASK[suit]:
+                masters &= ~SUIT_MASK[suit]
+    if masters:
+        return lowest(masters, t.safest)
+    for suit in partner_strong_suits(t, memory, seat):
         in_suit = hand & SUIT_MASK[suit]
         if in_suit:
-            return cards_by_strength(in_suit, table)[0]
-    return quiet_lead(hand, table, unseen)
+            return lowest(in_suit, t.weakest)
+    return quiet_lead(t, hand, unseen)
 
 
-def _led_trump(view) -> bool:
-    """Has this seat already led a trump this deal?"""
-    tm = table_of(view).trump_mask
-    return any(leader == view.seat and (1 << cards[0]) & tm for leader, cards, _w, _p in view.tricks)
-
-
-def partner_strong_suits(view, table, voids) -> list[int]:
+def partner_strong_suits(t: ClubTable, memory: Memory, seat: int) -> list[int]:
     """Suits to lead to the partner: where it can trump (void, as taker's team), then suits it
-    led itself or won with a master."""
-    mate = partner(view.seat)
+    led itself and won."""
+    mate = seat ^ 2
     suits = []
-    if 0 <= view.contract < 4 and (view.taker & 1) == (view.seat & 1):
-        for suit in range(4):
-            if suit != view.contract and voids[mate] & SUIT_MASK[suit] and \
-                    not voids[mate] & table.trump_mask:
-                suits.append(suit)
-    for leader, cards, winner, _p in view.tricks:
-        suit = cards[0] >> 3
-        if leader == mate and winner == mate and suit not in suits and \
-                not (1 << cards[0]) & table.trump_mask:
+    if t.suit_contract and (memory.taker & 1) == (seat & 1):
+        mate_voids = memory.voids[mate]
+        if not mate_voids & t.trump_mask:
+            suits = [s for s in range(4) if mate_voids & SUIT_MASK[s] & ~t.trump_mask]
+    for suit in memory.won_own_lead[mate]:
+        if suit not in suits:
             suits.append(suit)
     return suits
 
 
-def quiet_lead(hand: int, table, unseen: int) -> int:
+def quiet_lead(t: ClubTable, hand: int, unseen: int) -> int:
     """A lead that gives little: a small card from a side suit whose 10 is not exposed,
     preferring short suits (to trump later) and never a trump when a plain card will do."""
     best, best_key = -1, None
-    plain = hand & ~table.trump_mask or hand
+    plain = hand & ~t.trump_mask or hand
     for suit in range(4):
         in_suit = plain & SUIT_MASK[suit]
         if not in_suit:
             continue
-        low = cards_by_strength(in_suit, table)[0]
-        exposed_honour = any(table.points[c] >= 10 and not is_master(c, unseen, table)
-                             for c in cards_of(in_suit))
-        key = (exposed_honour and in_suit.bit_count() <= 2, table.points[low],
-               in_suit.bit_count(), table.order[low])
+        low = lowest(in_suit, t.weakest)
+        exposed_honour = False
+        m = in_suit
+        while m:
+            bit = m & -m
+            m ^= bit
+            c = bit.bit_length() - 1
+            if t.points[c] >= 10 and t.higher[c] & unseen:
+                exposed_honour = True
+                break
+        count = in_suit.bit_count()
+        key = (exposed_honour and count <= 2, t.points[low], count, t.order[low])
         if best_key is None or key < best_key:
             best, best_key = low, key
     return best
 
+
+# Masks ----------------------------------------------------------------------------------------
+_NO_KEY = 1 << 62       # above every key
+
+
+def masters_in(cards: int, unseen: int, higher: tuple) -> int:
+    """The cards no unseen card of their suit beats."""
+    out = 0
+    m = cards
+    while m:
+        low = m & -m
+        m ^= low
+        if not higher[low.bit_length() - 1] & unseen:
+            out |= low
+    return out
+
+
+def lowest(cards: int, key: tuple) -> int:
+    """The card of ``cards`` with the smallest ``key`` (the lowest card on a tie)."""
+    best, best_key = -1, _NO_KEY
+    while cards:
+        low = cards & -cards
+        cards ^= low
+        c = low.bit_length() - 1
+        if key[c] < best_key:
+            best, best_key = c, key[c]
+    return best
+
+
+def highest(cards: int, key: tuple) -> int:
+    """The card of ``cards`` with the largest ``key`` (the lowest card on a tie)."""
+    best, best_key = -1, -_NO_KEY
+    while cards:
+        low = cards & -cards
+        cards ^= low
+        c = low.bit_length() - 1
+        if key[c] > best_key:
+            best, best_key = c, key[c]
+    return best

@@ -1,7 +1,11 @@
 """Fast play-outs of a deal with every hand known: the hard bot's search before the endgame.
 
-:func:`rollout` plays a :class:`~belote.bots.search.Position` to its end with
-:func:`greedy_card`, an open-handed rule of thumb, and returns its final value.
+:func:`rollout` (versions 0 to 3) plays a :class:`~belote.bots.search.Position` to its end
+with :func:`greedy_card`, an open-handed rule of thumb, and returns its final value.
+:func:`club_playout` (version 4) plays every seat by the normal bot's rules instead, each from
+what that seat would see of the sampled deal (its hand, the cards gone, the public memory of
+the deal): open-handed play-outs credit the other side with a defence nobody finds, and the
+club player's play is what the table meets.
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 from belote.rules.cards import SUIT_MASK
 from belote.rules.play import legal_mask
 
+from .normal import ClubTable, Memory, follow, lead
 from .search import Position, SearchRules
 
 
@@ -203,3 +208,90 @@ def _beatable(card: int, later, led: int, tm: int, higher: tuple) -> bool:
         if hand & beats or (plain and hand & tm and not hand & led):
             return True
     return False
+
+
+def club_playout(pos: Position, t: ClubTable, memory: Memory, first: int) -> int:
+    """Play ``first`` for the seat to play in ``pos``, then the rest of the deal with every seat
+    playing :func:`normal.club_card` from what it would see (``pos`` and ``memory`` are not
+    changed); the final value, as :func:`rollout`'s."""
+    r = pos.r
+    tm, order, points_of = r.trump_mask, r.order, r.points
+    memory = memory.copy()
+    voids, led_trump, won_own_lead = memory.voids, memory.led_trump, memory.won_own_lead
+    hands = pos.hands[:]
+    live = hands[0] | hands[1] | hands[2] | hands[3]      # the cards nobody has played
+    n = len(pos.trick)
+    best, best_seat, led, tpts = pos.best, pos.best_seat, pos.led, pos.trick_points
+    points, left, team = pos.points, pos.tricks_left, pos.team
+    won_mine, won_other = pos.tricks_won
+    seat, leader = pos.turn, pos.leader
+    card = first
+    while True:
+        # Position.play, inlined, with what the seats remember of the card
+        bit = 1 << card
+        hands[seat] ^= bit
+        live ^= bit
+        if not n:
+            best, best_seat, led, leader = card, seat, SUIT_MASK[card >> 3], seat
+            if bit & tm:
+                led_trump[seat] = True
+        else:
+            if not bit & led:
+                voids[seat] |= led
+            if card >> 3 == best >> 3:
+                if order[card] > order[best]:
+                    best, best_seat = card, seat
+            elif bit & tm and not (1 << best) & tm:
+                best, best_seat = card, seat
+        tpts += points_of[card]
+        if n == 3:
+            left -= 1
+            if (best_seat & 1) == team:
+                points += tpts + (r.last_trick_bonus if left == 0 else 0)
+                won_mine += 1
+            else:
+                won_other += 1
+            if left == 1:
+                # The last trick: one card in each hand, no choice.
+                seat = best_seat
+                best = hands[seat].bit_length() - 1
+                tpts = points_of[best] + r.last_trick_bonus
+                for k in (1, 2, 3):
+                    s = (seat + k) & 3
+                    c = hands[s].bit_length() - 1
+                    tpts += points_of[c]
+                    if c >> 3 == best >> 3:
+                        if order[c] > order[best]:
+                            best, best_seat = c, s
+                    elif (1 << c) & tm and not (1 << best) & tm:
+                        best, best_seat = c, s
+                if (best_seat & 1) == team:
+                    points += tpts
+                    won_mine += 1
+                else:
+                    won_other += 1
+                break
+            if not left:
+                break
+            if best_seat == leader and not led & tm and (led.bit_length() - 1) >> 3 not in \
+                    won_own_lead[leader]:
+                won_own_lead[leader] += ((led.bit_length() - 1) >> 3,)
+            seat = best_seat
+            n = led = tpts = 0
+            best = best_seat = -1
+        else:
+            n += 1
+            seat = (seat + 1) & 3
+        hand = hands[seat]
+        legal = legal_mask(hand, led, best, best_seat == seat ^ 2, r)
+        if not legal & (legal - 1):
+            card = legal.bit_length() - 1
+        elif n:
+            card = follow(t, memory, seat, legal, live & ~hand, n, best, best_seat, led)
+        else:
+            card = lead(t, memory, seat, legal, live & ~hand)
+    if won_other == 0:
+        return points + r.capot_bonus
+    if won_mine == 0:
+        return points - r.capot_bonus
+    return points
