@@ -9,6 +9,7 @@ from functools import cache
 from belote.rules.cards import SUIT_MASK, cards_of
 from belote.rules.play import legal_mask
 
+from .rollout import last_trick
 from .search import Position, SearchRules
 
 INF = 10**6
@@ -86,24 +87,10 @@ class Solver:
 
     def _last_trick(self, hands, leader, won):
         """One card left in each hand: no choice, just count."""
-        r = self.r
-        order, tm = r.order, r.trump_mask
-        best = hands[leader].bit_length() - 1
-        best_seat = leader
-        tpts = r.points[best] + r.last_trick_bonus
-        for k in (1, 2, 3):
-            seat = (leader + k) & 3
-            c = hands[seat].bit_length() - 1
-            tpts += r.points[c]
-            if c >> 3 == best >> 3:
-                if order[c] > order[best]:
-                    best, best_seat = c, seat
-            elif (1 << c) & tm and not (1 << best) & tm:
-                best, best_seat = c, seat
-        mine = (best_seat & 1) == self.team
-        if mine:
-            return tpts + r.capot_bonus if won[1] == 0 else tpts
-        return -r.capot_bonus if won[0] == 0 else 0
+        winner, points = last_trick(hands, leader, self.r)
+        if (winner & 1) == self.team:
+            return points + self.r.capot_bonus if won[1] == 0 else points
+        return -self.r.capot_bonus if won[0] == 0 else 0
 
     def _search_trick(self, hands, leader, left, won, alpha, beta):
         """Value of the tricks still to play, from a trick start (memoised as bounds)."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 from belote.rules.cards import FULL_DECK, KING, QUEEN, SUIT_MASK
 from belote.rules.values import ALL_TRUMP, NO_TRUMP, ContractTable
 
-from .reading import tricks_so_far
+from .reading import highest, tricks_so_far
 
 # How much less likely a card is in a hand whose play went against a habit that would have
 # played it (duplicate matches against the normal bot: 0.1 and 0.35 were within noise of it).
@@ -90,7 +90,7 @@ def habit_odds(view, table: ContractTable, unseen: int) -> dict[tuple[int, int],
                 if i == 3:
                     unlikely(seat, led & higher[best])              # any card that beat it
                 else:
-                    top = _master(led, before, order)
+                    top = highest(led & ~before, order)
                     if top >= 0 and order[top] > order[best]:
                         unlikely(seat, 1 << top)                    # the suit's master
             # Ruffed the opponents' trick: with the smallest trump that wins.
@@ -126,34 +126,21 @@ def _read_side_lead(view, leader: int, lead: int, played: int, voids: list[int],
     tm, order = table.trump_mask, table.order
     trumps_out = tm & ~played
     if trumps_out and leader == view.taker:
-        top = _master(tm, played, order)
+        top = highest(tm & ~played, order)
         if top >= 0:
             unlikely(leader, 1 << top)
     if trumps_out and leader == view.taker ^ 2 and not trump_led_by[leader]:
         unlikely(leader, tm)
-    if _master(SUIT_MASK[lead >> 3], played, order) == lead:
+    if highest(SUIT_MASK[lead >> 3] & ~played, order) == lead:
         return                                  # it cashed a master
     opponents = ((leader + 1) & 3, (leader + 3) & 3)
     for suit in range(4):
         suit_mask = SUIT_MASK[suit]
         if suit_mask & tm or (trumps_out and any(voids[o] & suit_mask for o in opponents)):
             continue                            # a master there could be ruffed: not safe
-        top = _master(suit_mask, played, order)
+        top = highest(suit_mask & ~played, order)
         if top >= 0:
             unlikely(leader, 1 << top)
-
-
-def _master(suit_mask: int, played: int, order: tuple) -> int:
-    """The highest card of a suit not yet played, or -1."""
-    best, best_order = -1, -1
-    m = suit_mask & ~played
-    while m:
-        low = m & -m
-        m ^= low
-        c = low.bit_length() - 1
-        if order[c] > best_order:
-            best, best_order = c, order[c]
-    return best
 
 
 def _plays(view):

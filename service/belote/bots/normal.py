@@ -31,9 +31,12 @@ from belote.rules.values import ContractTable
 from .announcing import capot_lead, choose_declaration
 from .bidding import bid_margin, choose_bid
 from .reading import (
+    highest,
     legal_bids,
     legal_cards,
     legal_declarations,
+    lowest,
+    masters_in,
     table_of,
     trick_winner,
     unseen_mask,
@@ -292,44 +295,4 @@ def quiet_lead(t: ClubTable, hand: int, unseen: int) -> int:
         key = (exposed_honour and count <= 2, t.points[low], count, t.order[low])
         if best_key is None or key < best_key:
             best, best_key = low, key
-    return best
-
-
-# Masks ----------------------------------------------------------------------------------------
-_NO_KEY = 1 << 62       # above every key
-
-
-def masters_in(cards: int, unseen: int, higher: tuple) -> int:
-    """The cards no unseen card of their suit beats."""
-    out = 0
-    m = cards
-    while m:
-        low = m & -m
-        m ^= low
-        if not higher[low.bit_length() - 1] & unseen:
-            out |= low
-    return out
-
-
-def lowest(cards: int, key: tuple) -> int:
-    """The card of ``cards`` with the smallest ``key`` (the lowest card on a tie)."""
-    best, best_key = -1, _NO_KEY
-    while cards:
-        low = cards & -cards
-        cards ^= low
-        c = low.bit_length() - 1
-        if key[c] < best_key:
-            best, best_key = c, key[c]
-    return best
-
-
-def highest(cards: int, key: tuple) -> int:
-    """The card of ``cards`` with the largest ``key`` (the lowest card on a tie)."""
-    best, best_key = -1, -_NO_KEY
-    while cards:
-        low = cards & -cards
-        cards ^= low
-        c = low.bit_length() - 1
-        if key[c] > best_key:
-            best, best_key = c, key[c]
     return best

@@ -11,12 +11,6 @@ from belote.rules.cards import FULL_DECK, SUIT_MASK
 from belote.rules.values import ContractTable, contract_table
 
 
-def partner(seat: int) -> int:
-    return seat ^ 2
-
-
-
-
 def legal_cards(view) -> int:
     """Mask of the cards the seat may play now (0 during the auction)."""
     mask = 0
@@ -70,40 +64,44 @@ def trick_winner(cards, leader: int, table: ContractTable) -> tuple[int, int]:
     return best, best_seat
 
 
-
-
-def is_master(card: int, unseen: int, table: ContractTable) -> bool:
-    """No unseen card of its suit beats it (it can still be trumped, if it is not a trump)."""
-    return not table.higher[card] & unseen
-
-
-def masters_in(hand: int, unseen: int, table: ContractTable) -> int:
-    """Mask of the hand's master cards."""
+def masters_in(cards: int, unseen: int, higher: tuple) -> int:
+    """The cards of ``cards`` that no unseen card of their suit beats (``higher``: per card,
+    the cards of its suit above it). A plain master can still be trumped."""
     out = 0
-    m = hand
+    m = cards
     while m:
         low = m & -m
-        card = low.bit_length() - 1
-        if not table.higher[card] & unseen:
-            out |= low
         m ^= low
+        if not higher[low.bit_length() - 1] & unseen:
+            out |= low
     return out
 
 
-def cards_by_strength(mask: int, table: ContractTable) -> list[int]:
-    """The cards of ``mask`` weakest first (points, then order within the suit)."""
-    cards = []
-    m = mask
-    while m:
-        low = m & -m
-        cards.append(low.bit_length() - 1)
-        m ^= low
-    cards.sort(key=lambda c: (table.points[c], table.order[c], c))
-    return cards
+def lowest(cards: int, key: tuple) -> int:
+    """The card of ``cards`` with the smallest ``key[card]`` (the lowest card on a tie), or -1."""
+    best, best_key = -1, _NO_KEY
+    while cards:
+        low = cards & -cards
+        cards ^= low
+        c = low.bit_length() - 1
+        if key[c] < best_key:
+            best, best_key = c, key[c]
+    return best
 
 
+def highest(cards: int, key: tuple) -> int:
+    """The card of ``cards`` with the largest ``key[card]`` (the lowest card on a tie), or -1."""
+    best, best_key = -1, -_NO_KEY
+    while cards:
+        low = cards & -cards
+        cards ^= low
+        c = low.bit_length() - 1
+        if key[c] > best_key:
+            best, best_key = c, key[c]
+    return best
 
 
+_NO_KEY = 1 << 62       # beyond every key
 
 
 def tricks_so_far(view) -> list[tuple[int, tuple]]:

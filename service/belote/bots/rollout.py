@@ -14,6 +14,7 @@ from belote.rules.cards import SUIT_MASK
 from belote.rules.play import legal_mask
 
 from .normal import ClubTable, Memory, follow, lead
+from .reading import lowest
 from .search import Position, SearchRules
 
 
@@ -29,13 +30,13 @@ def greedy_card(pos: Position) -> int:
     hands = pos.hands
     if not pos.trick:
         safe = _safe_leads(legal, seat, hands, r.higher, r.trump_mask)
-        return _pick_min(safe, r.rich_key) if safe else _pick_min(legal, r.cheap_key)
+        return lowest(safe, r.rich_key) if safe else lowest(legal, r.cheap_key)
     later = [(seat + k) & 3 for k in range(1, 4 - len(pos.trick))]
     best = pos.best
     if pos.best_seat == seat ^ 2:
         if _can_be_beaten(best, later, hands, pos.led, r):
-            return _pick_min(legal, r.cheap_key)
-        return _pick_min(legal, r.rich_key)
+            return lowest(legal, r.cheap_key)
+        return lowest(legal, r.rich_key)
     winners = legal & r.higher[best]
     if not (1 << best) & r.trump_mask:
         winners |= legal & r.trump_mask
@@ -48,8 +49,8 @@ def greedy_card(pos: Position) -> int:
             if not _can_be_beaten(low.bit_length() - 1, later, hands, pos.led, r):
                 sure |= low
         if sure:
-            return _pick_min(sure, r.win_key)
-    return _pick_min(legal & ~winners or legal, r.cheap_key)
+            return lowest(sure, r.win_key)
+    return lowest(legal & ~winners or legal, r.cheap_key)
 
 
 def _safe_leads(legal: int, seat: int, hands: list[int], higher: tuple, tm: int) -> int:
@@ -84,15 +85,23 @@ def _can_be_beaten(card: int, later: list[int], hands: list[int], led: int, r: S
     return False
 
 
-def _pick_min(mask: int, key: tuple) -> int:
-    best, best_key = -1, 1 << 30
-    while mask:
-        low = mask & -mask
-        mask ^= low
-        c = low.bit_length() - 1
-        if key[c] < best_key:
-            best, best_key = c, key[c]
-    return best
+def last_trick(hands: list[int], leader: int, r: SearchRules) -> tuple[int, int]:
+    """The last trick, one card left in each hand (no choice): its winner and its points, dix
+    de der included."""
+    order, tm = r.order, r.trump_mask
+    best = hands[leader].bit_length() - 1
+    winner = leader
+    points = r.points[best] + r.last_trick_bonus
+    for k in (1, 2, 3):
+        seat = (leader + k) & 3
+        c = hands[seat].bit_length() - 1
+        points += r.points[c]
+        if c >> 3 == best >> 3:
+            if order[c] > order[best]:
+                best, winner = c, seat
+        elif (1 << c) & tm and not (1 << best) & tm:
+            best, winner = c, seat
+    return winner, points
 
 
 def rollout(pos: Position) -> int:
@@ -113,20 +122,8 @@ def rollout(pos: Position) -> int:
     seat = pos.turn
     while left:
         if left == 1 and not n:
-            # The last trick: one card in each hand, no choice.
-            best = hands[seat].bit_length() - 1
-            best_seat = seat
-            tpts = points_of[best] + r.last_trick_bonus
-            for k in (1, 2, 3):
-                s = (seat + k) & 3
-                c = hands[s].bit_length() - 1
-                tpts += points_of[c]
-                if c >> 3 == best >> 3:
-                    if order[c] > order[best]:
-                        best, best_seat = c, s
-                elif (1 << c) & tm and not (1 << best) & tm:
-                    best, best_seat = c, s
-            if (best_seat & 1) == team:
+            winner, tpts = last_trick(hands, seat, r)
+            if (winner & 1) == team:
                 points += tpts
                 won_mine += 1
             else:
@@ -169,7 +166,7 @@ def rollout(pos: Position) -> int:
                         key = win
                     else:
                         pick = legal & ~winners or legal
-            card = _pick_min(pick, key)
+            card = lowest(pick, key)
         # Position.play, inlined
         hands[seat] ^= 1 << card
         if not n:
@@ -252,20 +249,8 @@ def club_playout(pos: Position, t: ClubTable, memory: Memory, first: int) -> int
             else:
                 won_other += 1
             if left == 1:
-                # The last trick: one card in each hand, no choice.
-                seat = best_seat
-                best = hands[seat].bit_length() - 1
-                tpts = points_of[best] + r.last_trick_bonus
-                for k in (1, 2, 3):
-                    s = (seat + k) & 3
-                    c = hands[s].bit_length() - 1
-                    tpts += points_of[c]
-                    if c >> 3 == best >> 3:
-                        if order[c] > order[best]:
-                            best, best_seat = c, s
-                    elif (1 << c) & tm and not (1 << best) & tm:
-                        best, best_seat = c, s
-                if (best_seat & 1) == team:
+                winner, tpts = last_trick(hands, best_seat, r)
+                if (winner & 1) == team:
                     points += tpts
                     won_mine += 1
                 else:
