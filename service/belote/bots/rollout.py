@@ -1,4 +1,4 @@
-"""Fast play-outs of a deal with every hand known: the hard bot's search before the endgame.
+"""Fast play-outs of a sampled deal, every hand known: how the hard bot values a card.
 
 :func:`rollout` (versions 0 to 3) plays a :class:`~belote.bots.search.Position` to its end
 with :func:`greedy_card`, an open-handed rule of thumb, and returns its final value.
