@@ -10,8 +10,10 @@ import random
 from dataclasses import replace
 
 from belote import bots
+from belote.bots.search import Position, SearchRules
 from belote.rules import Bid, Game, Play, parse_card, rules_for
 from belote.rules.auction import PASS
+from belote.rules.play import CardPlay
 from belote.table.state import TableState
 from belote.table.views import seat_view
 from belote.v1 import events_pb2 as epb
@@ -101,3 +103,11 @@ def random_deals(preset: str, levels, deals: int, seed: int, on_decision=None):
                 game.apply(seat, action)
         scores.append(game.scores[-1])
     return scores
+
+
+def position_of(play: CardPlay, rules) -> Position:
+    """The deal state ``play`` as the hard bot's search sees it, from the seat to play's team."""
+    team = play.turn & 1
+    won = (play.tricks_won[team], play.tricks_won[1 - team])
+    return Position(SearchRules.of(rules, play.table), play.hands, team, play.leader,
+                    list(play.trick), play.trick_points[team], won, 8 - play.trick_number)

@@ -12,18 +12,9 @@ from belote.bots import normal
 from belote.bots.normal import Memory, club_table
 from belote.bots.reading import table_of
 from belote.bots.rollout import club_playout
-from belote.bots.search import Position, SearchRules
 from belote.rules import PLAYING, Play, cards_of
 from belote.rules.announcements import CAPOT_ANNONCE
-from bot_helpers import NORMAL, PRESETS, random_deals, view_of
-
-
-def position_of(game) -> Position:
-    play = game.play
-    team = play.turn & 1
-    won = (play.tricks_won[team], play.tricks_won[1 - team])
-    return Position(SearchRules.of(game.rules, play.table), play.hands, team, play.leader,
-                    list(play.trick), play.trick_points[team], won, 8 - play.trick_number)
+from bot_helpers import NORMAL, PRESETS, position_of, random_deals, view_of
 
 
 def played_on_by_normal_bots(game, seat: int, first: int) -> tuple[int, int]:
@@ -53,7 +44,7 @@ def test_a_playout_of_the_real_deal_ends_where_normal_bots_playing_on_end(preset
     assert len(positions) >= 100
     for game, seat, view in positions:
         first = rng.choice(cards_of(game.play.legal_cards()))    # any legal card, then the rules
-        pos = position_of(game)
+        pos = position_of(game.play, game.rules)
         table = table_of(view)
         value = club_playout(pos, club_table(table), Memory.of_view(view, table), first)
         points, tricks = played_on_by_normal_bots(game, seat, first)

@@ -9,11 +9,11 @@ import pytest
 from belote.bots.inference import read_knowledge
 from belote.bots.endgame import equivalent_cards, solve
 from belote.bots.rollout import greedy_card, rollout
-from belote.bots.search import Position, SearchRules
+from belote.bots.search import SearchRules
 from belote.rules import PLAYING, cards_of, contract_table, rules_for
 from belote.rules.cards import SUIT_MASK
 from belote.rules.play import PLAY_RULES, CardPlay
-from bot_helpers import EASY, NORMAL, PRESETS, H, card, mask, random_deals
+from bot_helpers import EASY, NORMAL, PRESETS, H, card, mask, position_of, random_deals
 
 
 def random_position(rules, rng, tricks_left: int, in_trick: int = 0) -> CardPlay:
@@ -46,13 +46,6 @@ def minimax(play: CardPlay, team: int, capot_bonus: int) -> int:
         after.play(c)
         values.append(minimax(after, team, capot_bonus))
     return max(values) if (play.turn & 1) == team else min(values)
-
-
-def position_of(play: CardPlay, rules) -> Position:
-    team = play.turn & 1
-    won = (play.tricks_won[team], play.tricks_won[1 - team])
-    return Position(SearchRules.of(rules, play.table), play.hands, team, play.leader,
-                    list(play.trick), play.trick_points[team], won, 8 - play.trick_number)
 
 
 @pytest.mark.parametrize("preset", ["classic", "classic-501", "belgian", "enhanced"])
