@@ -58,12 +58,31 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.spectators_per_caller < 1:
         print("belote serve: --spectators-per-caller: 1 or more", file=sys.stderr)
         return 2
+    if args.quick_play_seats_per_caller < 1:
+        print("belote serve: --quick-play-seats-per-caller: 1 or more", file=sys.stderr)
+        return 2
     if args.tables_per_minute < 0:
         print("belote serve: --tables-per-minute: 0 (no quota) or more", file=sys.stderr)
         return 2
     if args.bot_workers is not None and args.bot_workers < 0:
         print("belote serve: --bot-workers: 0 (bots decide in the server's process) or more",
               file=sys.stderr)
+        return 2
+    for flag, value in (("--web-header-timeout", args.web_header_timeout),
+                        ("--web-body-timeout", args.web_body_timeout),
+                        ("--web-keepalive-timeout", args.web_keepalive_timeout),
+                        ("--web-max-connections", args.web_max_connections)):
+        if value <= 0:
+            print(f"belote serve: {flag}: more than 0", file=sys.stderr)
+            return 2
+    from belote.api.web_limits import WebLimits
+    web_limits = WebLimits(args.web_header_timeout, args.web_body_timeout,
+                           args.web_keepalive_timeout, args.web_max_connections)
+    from belote.api.callers import TrustedProxies
+    try:
+        trusted_proxies = TrustedProxies.parse(args.trusted_proxies)
+    except ValueError as exc:
+        print(f"belote serve: --trusted-proxies: {exc}", file=sys.stderr)
         return 2
     try:
         return asyncio.run(serve(args.listen, args.store, reviewer_token(args), grace=args.grace,
@@ -74,7 +93,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                  web_listen=args.web_listen or None,
                                  web_origins=tuple(o for o in args.web_origins.split(",") if o),
                                  quick_play_wait=args.quick_play_wait,
-                                 bot_workers=args.bot_workers))
+                                 quick_play_seats=args.quick_play_seats_per_caller,
+                                 bot_workers=args.bot_workers,
+                                 trusted_proxies=trusted_proxies, web_limits=web_limits))
     except (BindError, StoreError, KeyError_, SecretFileError) as exc:
         print(f"belote serve: {exc}", file=sys.stderr)
         return 2
@@ -298,10 +319,44 @@ def build_parser() -> argparse.ArgumentParser:
                        help="comma-separated origins whose pages may call the web port "
                             "(CORS), or * for any (env BELOTE_WEB_ORIGINS; default: none, only "
                             "the page the web port serves itself)")
+    serve.add_argument("--web-header-timeout", type=float,
+                       default=float(_env("BELOTE_WEB_HEADER_TIMEOUT", "10")),
+                       help="seconds a web client has to send a request's head (request line "
+                            "and headers), from connecting or from the head's first byte; then "
+                            "its connection is closed (env BELOTE_WEB_HEADER_TIMEOUT; default 10)")
+    serve.add_argument("--web-body-timeout", type=float,
+                       default=float(_env("BELOTE_WEB_BODY_TIMEOUT", "30")),
+                       help="seconds a web client has to send a request's body once its head is "
+                            "in; responses, such as a WatchTable stream, are never timed (env "
+                            "BELOTE_WEB_BODY_TIMEOUT; default 30)")
+    serve.add_argument("--web-keepalive-timeout", type=float,
+                       default=float(_env("BELOTE_WEB_KEEPALIVE_TIMEOUT", "5")),
+                       help="seconds a web connection may stay idle between two requests; "
+                            "behind a proxy that keeps idle connections to the server, more "
+                            "than that proxy's idle timeout (env BELOTE_WEB_KEEPALIVE_TIMEOUT; "
+                            "default 5)")
+    serve.add_argument("--web-max-connections", type=int,
+                       default=int(_env("BELOTE_WEB_MAX_CONNECTIONS", "1000")),
+                       help="connections the web port serves at once (a WatchTable stream holds "
+                            "one); a request over them is answered 503 and its connection closed "
+                            "(env BELOTE_WEB_MAX_CONNECTIONS; default 1000)")
+    serve.add_argument("--trusted-proxies", default=_env("BELOTE_TRUSTED_PROXIES", ""),
+                       help="comma-separated networks (CIDR, e.g. 10.244.0.0/16) of the proxies "
+                            "in front of either port: a call from one of them counts as the "
+                            "client it names in Forwarded or X-Forwarded-For, for per-caller "
+                            "limits; from anywhere else those headers are ignored (env "
+                            "BELOTE_TRUSTED_PROXIES; default: none, every caller is its direct "
+                            "peer)")
     serve.add_argument("--quick-play-wait", type=float,
                        default=float(_env("BELOTE_QUICK_PLAY_WAIT", "20")),
                        help="seconds a table QuickPlay opened waits for players before bots fill "
                             "its empty seats (env BELOTE_QUICK_PLAY_WAIT; default 20)")
+    serve.add_argument("--quick-play-seats-per-caller", type=int,
+                       default=int(_env("BELOTE_QUICK_PLAY_SEATS_PER_CALLER", "2")),
+                       help="seats one caller (its registered player, else its address) may hold "
+                            "through QuickPlay at once, across tables whose game is not over, "
+                            "never two of one table (env BELOTE_QUICK_PLAY_SEATS_PER_CALLER; "
+                            "default 2)")
     serve.add_argument("--grace", type=float, default=float(_env("BELOTE_GRACE", "5")),
                        help="seconds in-flight calls get to finish on SIGTERM (env BELOTE_GRACE; "
                             "default 5)")

@@ -24,9 +24,10 @@ class ServerProcess:
     """
 
     def __init__(self, workdir: Path, reviewer_token: str | None = REVIEWER_TOKEN,
-                 extra_args: tuple[str, ...] = ()):
+                 extra_args: tuple[str, ...] = (), env: dict[str, str] | None = None):
         self.workdir = workdir
         self.extra_args = extra_args
+        self.extra_env = env or {}
         self.store_url = f"sqlite:///{workdir / 'belote.db'}"  # absolute path: four slashes
         self.reviewer_token = reviewer_token
         self.proc: subprocess.Popen | None = None
@@ -48,7 +49,7 @@ class ServerProcess:
         if self.reviewer_token:
             cmd += ["--reviewer-token", self.reviewer_token]
         cmd += self.extra_args
-        env = {k: v for k, v in os.environ.items() if not k.startswith("BELOTE_")}
+        env = {k: v for k, v in os.environ.items() if not k.startswith("BELOTE_")} | self.extra_env
         with open(out, "wb") as o, open(err, "wb") as e:
             self.proc = subprocess.Popen(cmd, stdout=o, stderr=e, stdin=subprocess.DEVNULL,
                                          cwd=self.workdir, env=env)

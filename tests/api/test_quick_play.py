@@ -5,6 +5,7 @@ make a fifth player or a seat for two."""
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from collections import Counter
 
@@ -14,7 +15,9 @@ from belote.v1 import table_service_pb2 as pb
 from belote.v1 import table_service_pb2_grpc
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
-from players import rid, rpc_error
+from belote.app.presence import CALL_PRESENT_S
+from embedded import AUTH_SECRET, as_player
+from players import Table, rid, rpc_error
 
 WAIT_S = 1.0
 
@@ -24,11 +27,26 @@ def quick(preset: str = "classic", name: str = "q", **kw) -> pb.QuickPlayRequest
                                **kw)
 
 
+class Callers:
+    """The server's stub, each call as a caller of its own: a registered player named after the
+    display name (every test calls from 127.0.0.1, one caller for the server's limits)."""
+
+    def __init__(self, stub) -> None:
+        self.stub = stub
+
+    def __getattr__(self, rpc: str):
+        return getattr(self.stub, rpc)
+
+    def QuickPlay(self, request: pb.QuickPlayRequest, **kw):
+        return self.stub.QuickPlay(request, metadata=as_player(request.display_name or "nameless"), **kw)
+
+
 @pytest.fixture
 async def quick_stub(server_factory):
-    proc = server_factory(extra_args=("--quick-play-wait", str(WAIT_S)))
+    proc = server_factory(extra_args=("--quick-play-wait", str(WAIT_S)),
+                          env={"BELOTE_AUTH_SECRET": AUTH_SECRET})
     async with grpc.aio.insecure_channel(proc.address) as channel:
-        yield table_service_pb2_grpc.TableServiceStub(channel)
+        yield Callers(table_service_pb2_grpc.TableServiceStub(channel))
 
 
 async def playing_soon(stub, table_id: str, timeout: float = 15.0) -> pb.Table:
@@ -96,3 +114,56 @@ async def test_bad_quick_play_is_invalid_argument_and_opens_nothing(quick_stub, 
     assert any(d.Unpack(bad) for d in rpc_status.from_call(err).details)
     assert [v.field for v in bad.field_violations] == [field]
     assert await quick_stub.ListTables(pb.ListTablesRequest()) == before
+
+
+def reason_of(err: grpc.aio.AioRpcError) -> str:
+    info = error_details_pb2.ErrorInfo()
+    return next(d for d in rpc_status.from_call(err).details if d.Unpack(info)) and info.reason
+
+
+HOG_GRACE_S = 2.0
+
+
+async def test_a_guest_firing_quick_play_holds_its_limit_and_a_strangers_game_moves_on(server_factory):
+    """The attack: 30 QuickPlay calls from one guest at once took 30 seats on 8 tables, and the
+    next caller sat behind seats that never watched: its game stalled for good."""
+    proc = server_factory(extra_args=("--quick-play-wait", str(WAIT_S),
+                                      "--disconnect-grace", str(HOG_GRACE_S)),
+                          env={"BELOTE_AUTH_SECRET": AUTH_SECRET})
+    async with grpc.aio.insecure_channel(proc.address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        answers = await asyncio.gather(*(stub.QuickPlay(quick(name=f"hog{i}")) for i in range(30)),
+                                       return_exceptions=True)
+        seated = [a for a in answers if isinstance(a, pb.QuickPlayResponse)]
+        refused = [a for a in answers if not isinstance(a, pb.QuickPlayResponse)]
+        # The default limit: two seats, at two tables.
+        assert len(seated) == 2 and len({a.table.table_id for a in seated}) == 2, seated
+        assert {(e.code(), reason_of(e)) for e in refused} == \
+            {(grpc.StatusCode.RESOURCE_EXHAUSTED, "TOO_MANY_SEATS")}
+        humans = 0
+        for table_id in {a.table.table_id for a in seated}:
+            table = await stub.GetTable(pb.GetTableRequest(table_id=table_id))
+            humans += sum(s.occupant == pb.SEAT_OCCUPANT_HUMAN for s in table.seats)
+        assert humans == 2
+
+        # A stranger comes right after, and plays its turns; the guest never shows up.
+        bob = await stub.QuickPlay(quick(name="Bob"), metadata=as_player("bob"))
+        table = Table(stub, bob.table.table_id, "", int(bob.table.options["target"]),
+                      tokens={bob.seat: bob.seat_token})
+        started, rng = time.monotonic(), random.Random(7)
+        # The fill wait, the guest's seat present for CALL_PRESENT_S after its call, then the
+        # disconnect grace: a takeover bot plays it, and the game moves on.
+        bound = WAIT_S + CALL_PRESENT_S + HOG_GRACE_S + 10
+        taken_over_at = None
+        while True:
+            view = await table.view(bob.seat)
+            if taken_over_at is None and any(s.bot_takeover for s in view.seats):
+                taken_over_at = view.version
+            if taken_over_at is not None and view.version >= taken_over_at + 12:
+                break
+            assert time.monotonic() - started < bound, view
+            if not await table.step(rng):
+                await asyncio.sleep(0.2)
+        assert view.status == pb.TABLE_STATUS_PLAYING
+        guests = [s for s in view.seats if s.display_name.startswith("hog")]
+        assert len(guests) == 1 and guests[0].bot_takeover, view.seats

@@ -20,6 +20,7 @@ import pytest
 
 ADMIN_URL = os.environ.get("BELOTE_TEST_POSTGRES",
                            "postgresql://postgres@127.0.0.1:5432/postgres")
+AUTH_SECRET = "test-auth-secret-0123456789abcdef"      # as tests/api/embedded.py's
 _BIN = Path(sys.executable).parent / "belote"
 BELOTE = [str(_BIN)] if _BIN.exists() else [sys.executable, "-m", "belote.cli"]
 
@@ -93,6 +94,8 @@ class Replica:
         env["BELOTE_METRICS_LISTEN"] = ""  # no metrics port: a fixed one would clash
         env["BELOTE_KEY_FILE"] = os.environ["BELOTE_KEY_FILE"]  # one key for every replica
         env["BELOTE_WEB_LISTEN"] = ""  # nor a web port
+        # Registered players' tokens (tests/api/embedded.py): callers apart, all from 127.0.0.1.
+        env["BELOTE_AUTH_SECRET"] = AUTH_SECRET
         with open(out, "wb") as o, open(err, "wb") as e:
             self.proc = subprocess.Popen(
                 [*BELOTE, "--log-level", "info", "serve", "--listen", "127.0.0.1:0",

@@ -6,14 +6,20 @@ replica dies before its wait ends is filled by the other one, at the time its lo
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 import uuid
 from collections import Counter
+from pathlib import Path
 
 import grpc
 from belote.v1 import events_pb2 as epb
 from belote.v1 import table_service_pb2 as pb
 from belote.v1 import table_service_pb2_grpc
+
+sys.path.append(str(Path(__file__).resolve().parents[1] / "api"))
+# Each caller a registered player of its own: all call from 127.0.0.1, one guest to the limits.
+from embedded import as_player  # noqa: E402
 
 
 async def test_callers_on_two_replicas_never_make_five_and_all_get_a_game(replicas):
@@ -23,10 +29,12 @@ async def test_callers_on_two_replicas_never_make_five_and_all_get_a_game(replic
         stubs = [table_service_pb2_grpc.TableServiceStub(c) for c in channels]
         # A first caller opens a table; then 13 at once, alternating replicas.
         first = await stubs[0].QuickPlay(pb.QuickPlayRequest(
-            preset="classic", display_name="first", request_id=uuid.uuid4().hex))
+            preset="classic", display_name="first", request_id=uuid.uuid4().hex),
+            metadata=as_player("first"))
         answers = [first] + list(await asyncio.gather(*(
             stubs[i % 2].QuickPlay(pb.QuickPlayRequest(preset="classic", display_name=f"p{i}",
-                                                       request_id=uuid.uuid4().hex))
+                                                       request_id=uuid.uuid4().hex),
+                                   metadata=as_player(f"p{i}"))
             for i in range(13))))
         per_table = Counter(a.table.table_id for a in answers)
         assert all(n <= 4 for n in per_table.values()), per_table
@@ -70,7 +78,8 @@ async def test_the_other_replica_fills_a_table_whose_opener_died_during_the_wait
     async with grpc.aio.insecure_channel(opener.address) as first_channel, \
             grpc.aio.insecure_channel(other.address) as channel:
         opened = await table_service_pb2_grpc.TableServiceStub(first_channel).QuickPlay(
-            pb.QuickPlayRequest(preset="classic", display_name="first", request_id=uuid.uuid4().hex))
+            pb.QuickPlayRequest(preset="classic", display_name="first", request_id=uuid.uuid4().hex),
+            metadata=as_player("first"))
         opened_at = time.monotonic()
         opener.kill()      # SIGKILL, well before the wait ends: its own timer dies with it
         assert time.monotonic() - opened_at < FILL_WAIT_S / 2
@@ -79,7 +88,8 @@ async def test_the_other_replica_fills_a_table_whose_opener_died_during_the_wait
         # A caller who comes during the wait, on the surviving replica, sits at that table and
         # keeps the seat: bots take only the two still empty.
         second = await stub.QuickPlay(pb.QuickPlayRequest(
-            preset="classic", display_name="second", request_id=uuid.uuid4().hex))
+            preset="classic", display_name="second", request_id=uuid.uuid4().hex),
+            metadata=as_player("second"))
         assert second.table.table_id == table_id and second.seat == 1
         assert (await stub.GetTable(pb.GetTableRequest(table_id=table_id))).status == \
             pb.TABLE_STATUS_WAITING_FOR_PLAYERS

@@ -10,6 +10,7 @@ that the CLI tests read back.
 from __future__ import annotations
 
 import asyncio
+import pathlib
 
 import pytest
 from belote.review.sample import sample_logs
@@ -25,3 +26,12 @@ def samples(tmp_path_factory) -> Samples:
     # The events, and apart the head line each export ends with.
     return Samples(f"sqlite:///{directory}/sample.db", {p: e[:-1] for p, e in zip(GAMES, exports)},
                    {p: e[-1] for p, e in zip(GAMES, exports)})
+
+
+@pytest.fixture(autouse=True)
+def known_keys(tmp_path, monkeypatch) -> pathlib.Path:
+    """The reviewer's known-keys file of each test (not made: nothing pinned), never the real
+    ~/.config/belote/known_keys; `belote` subprocesses inherit it."""
+    path = tmp_path / "known_keys"
+    monkeypatch.setenv("BELOTE_KNOWN_KEYS", str(path))
+    return path

@@ -13,9 +13,10 @@ import sys
 from html.parser import HTMLParser
 
 import pytest
+from belote.app.export_signing import key_text, public_key
 from belote.review import cli
 from belote.review.load import to_json_line
-from review_helpers import clone, index_of, rechain
+from review_helpers import SERVER_KEY, clone, index_of, rechain
 
 
 def parser() -> argparse.ArgumentParser:
@@ -37,7 +38,7 @@ def write(path, log, head=None) -> str:
 
 def test_a_clean_file_exits_0_and_tells_the_game(samples, tmp_path, capsys):
     path = write(tmp_path / "t.jsonl", samples.logs["classic"], samples.heads["classic"])
-    assert run("replay", "--file", path) == 0
+    assert run("replay", "--file", path, "--key", key_text(public_key(SERVER_KEY))) == 0
     out = capsys.readouterr().out
     assert "CLEAN: no violation" in out and "Result: team" in out
     assert "the export ends with its head signed by ed25519:" in out

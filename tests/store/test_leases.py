@@ -33,6 +33,17 @@ async def test_a_lease_scope_gives_at_most_limit_places_until_they_end(store):
     assert await store.leases.count("s", T0 + 500) == 0
 
 
+async def test_a_scope_names_the_holders_whose_leases_still_run(store):
+    for holder, until in (("b", T0 + 100), ("a", T0 + 300), ("c", T0 + 200)):
+        assert await store.leases.take("s", holder, 5, now_us=T0, until_us=until)
+    assert await store.leases.take("other", "d", 5, now_us=T0, until_us=T0 + 300)
+    assert await store.leases.holders("s", T0) == ["a", "b", "c"]
+    assert await store.leases.holders("s", T0 + 100) == ["a", "c"]       # b's ended
+    await store.leases.drop("s", "a")
+    assert await store.leases.holders("s", T0 + 100) == ["c"]
+    assert await store.leases.holders("nobody", T0) == []
+
+
 async def test_ended_leases_of_every_scope_are_forgotten_at_once(store):
     # Scopes never taken again (one per caller) keep no rows: an ended lease, once dropped, is
     # not there to extend.

@@ -17,8 +17,11 @@ sys.path.append(str(ROOT / "tests" / "api"))  # ServerProcess and the players, a
 def server(tmp_path_factory):
     from servers import ServerProcess
 
+    # Behind a proxy on loopback: a browser context that sends its own X-Forwarded-For is a
+    # caller of its own (two players of one quick-play table must be two callers).
     proc = ServerProcess(tmp_path_factory.mktemp("web-server"),
-                         extra_args=("--web-origins", "https://game.example, http://localhost:5173"))
+                         extra_args=("--web-origins", "https://game.example, http://localhost:5173",
+                                     "--trusted-proxies", "127.0.0.1/32"))
     proc.start()
     yield proc
     proc.kill()

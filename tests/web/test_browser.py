@@ -214,7 +214,9 @@ def test_two_browser_contexts_play_at_one_table(server, browser):
 
 def test_quick_play_seats_two_pages_together(server, browser):
     require_browser()
-    contexts = [browser.new_context(), browser.new_context()]
+    # Two people, two addresses (the server trusts loopback as its proxy).
+    contexts = [browser.new_context(extra_http_headers={"x-forwarded-for": f"198.51.100.{n}"})
+                for n in (1, 2)]
     try:
         pages = [c.new_page() for c in contexts]
         for page, name in zip(pages, ("Ada", "Bob")):

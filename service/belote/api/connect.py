@@ -74,7 +74,9 @@ class _ServicerContext:
         return tuple(self._ctx.request_headers.allitems())
 
     def peer(self) -> str:
-        """The client in grpc's form ("ipv4:10.0.0.5:53211"), so peer_host() reads it the same."""
+        """The direct peer (the socket's: uvicorn reads no proxy header) in grpc's form
+        ("ipv4:10.0.0.5:53211"), so peer_host() reads it, with the HTTP headers as metadata, by
+        the gRPC port's very rule for trusted proxies (api/callers.py)."""
         address = self._ctx.client_address or ""
         host, _, port = address.rpartition(":")
         if ":" in host:

@@ -14,6 +14,7 @@ import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import grpc
 import structlog
@@ -24,8 +25,12 @@ from grpc_reflection.v1alpha import reflection
 from belote.app.server_key import derive
 from belote.v1 import table_service_pb2, table_service_pb2_grpc
 
+from .callers import NO_PROXIES, TrustedProxies
 from .measured import MeasuredServer
 from .servicer import TableServicer
+
+if TYPE_CHECKING:  # api/web_limits.py imports uvicorn, which only a web port needs
+    from .web_limits import WebLimits
 
 SERVICE_NAME = table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 # Liveness: this process answers (NOT_SERVING only once it shuts down), whatever the store does.
@@ -87,9 +92,11 @@ def split_address(listen: str) -> tuple[str, int]:
 
 async def start(listen: str, app, *, store_check_s: float = STORE_CHECK_S,
                 web_listen: str | None = None, web_origins: tuple[str, ...] = (),
-                grace: float = 5.0) -> RunningServer:
+                grace: float = 5.0, trusted_proxies: TrustedProxies = NO_PROXIES,
+                web_limits: WebLimits | None = None) -> RunningServer:
     """Bind `listen` (port 0: any free port), start serving `app` (and the web port on
-    `web_listen`, when given), then let bots resume."""
+    `web_listen`, when given), then let bots resume. Both ports believe the forwarded client
+    addresses of `trusted_proxies` only (api/callers.py)."""
     host, _ = split_address(listen)
     if web_listen:
         split_address(web_listen)
@@ -98,7 +105,7 @@ async def start(listen: str, app, *, store_check_s: float = STORE_CHECK_S,
     # A stand-in app of a test may have no key: its log hashes get one of their own.
     log_key = derive(getattr(app, "server_key", None) or secrets.token_bytes(32), "log-hash")
     server = MeasuredServer(grpc.aio.server(options=[("grpc.so_reuseport", 0)]), log_key)
-    servicer = TableServicer(app)
+    servicer = TableServicer(app, trusted_proxies)  # the web port calls it too
     table_service_pb2_grpc.add_TableServiceServicer_to_server(servicer, server)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
@@ -116,11 +123,12 @@ async def start(listen: str, app, *, store_check_s: float = STORE_CHECK_S,
     web = None
     if web_listen:
         from .web import start_web
+        from .web_limits import DEFAULT_LIMITS
 
         web_host, web_port = split_address(web_listen)
         try:
             web = await start_web(web_host, web_port, servicer, log_key, origins=web_origins,
-                                  grace=grace)
+                                  grace=grace, limits=web_limits or DEFAULT_LIMITS)
         except OSError as exc:
             await server.stop(0)
             raise BindError(f"cannot serve the web port on {web_listen}: {exc}") from None
@@ -207,7 +215,10 @@ async def serve(listen: str, store_url: str, reviewer_token: str | None = None, 
                 key_file: str | None = None,
                 grace: float = 5.0, metrics_listen: str | None = None,
                 web_listen: str | None = None, web_origins: tuple[str, ...] = (),
-                quick_play_wait: float | None = None, bot_workers: int | None = None) -> int:
+                quick_play_wait: float | None = None, quick_play_seats: int | None = None,
+                bot_workers: int | None = None,
+                trusted_proxies: TrustedProxies = NO_PROXIES,
+                web_limits: WebLimits | None = None) -> int:
     """``belote serve``: run until SIGTERM or SIGINT, then stop gracefully. Returns the exit code.
     ``bot_workers``: processes the bots decide in (None: one per core)."""
     from belote.app.bot_pool import default_workers
@@ -222,15 +233,16 @@ async def serve(listen: str, store_url: str, reviewer_token: str | None = None, 
                               tables_per_minute=tables_per_minute, server_key=server_key,
                               spectators_per_caller=spectators_per_caller,
                               bot_workers=default_workers() if bot_workers is None else bot_workers)
-    if quick_play_wait is not None:
+    if quick_play_wait is not None or quick_play_seats is not None:
         from belote.app.quickplay import quick_play_of
 
         from .commands import proto_tables
 
-        quick_play_of(proto_tables(app), quick_play_wait)
+        quick_play_of(proto_tables(app), quick_play_wait, quick_play_seats)
     try:
         running = await start(listen, app, web_listen=web_listen, web_origins=web_origins,
-                              grace=grace)
+                              grace=grace, trusted_proxies=trusted_proxies,
+                              web_limits=web_limits)
     except BaseException:
         await app.close()
         raise

@@ -16,6 +16,7 @@ from belote.app.requests import Caller
 from belote.v1 import table_service_pb2_grpc
 
 from .backpressure import StallWatch, end_with_status
+from .callers import NO_PROXIES, TrustedProxies, caller_host
 from .commands import proto_tables
 from .errors import status_for
 
@@ -47,21 +48,26 @@ def player_token(context: grpc.aio.ServicerContext) -> str | None:
     return None
 
 
-def peer_host(context: grpc.aio.ServicerContext) -> str:
+def peer_host(context: grpc.aio.ServicerContext,
+              trusted: TrustedProxies = NO_PROXIES) -> str:
     """The caller's network address without its port ("ipv4:10.0.0.5:53211" -> "10.0.0.5"):
     what per-caller quotas, lockouts and anonymous callers' request keys are counted by. A
-    reconnect from the same host keeps it; "" when grpc does not say (in-process transports)."""
+    reconnect from the same host keeps it; "" when grpc does not say (in-process transports).
+    Behind a `trusted` proxy, the client's address it forwards (api/callers.py): the web port's
+    context gives its direct peer and HTTP headers the same way, so one rule serves both ports."""
     peer = context.peer() or ""
     scheme, _, rest = peer.partition(":")
     if scheme in ("ipv4", "ipv6"):
         host, _, _port = rest.rpartition(":")
-        return host.strip("[]") or rest
-    return peer  # unix:/path, or another transport's own form
+        peer = host.strip("[]") or rest
+    # else unix:/path, or another transport's own form: never a trusted proxy
+    return caller_host(peer, context.invocation_metadata() or (), trusted)
 
 
-def caller_of(context: grpc.aio.ServicerContext, token: str | None) -> Caller:
+def caller_of(context: grpc.aio.ServicerContext, token: str | None,
+              trusted: TrustedProxies = NO_PROXIES) -> Caller:
     """Who sends the request, as its request ids are scoped: token, player or peer host."""
-    return Caller(token, player_token(context), peer_host(context))
+    return Caller(token, player_token(context), peer_host(context, trusted))
 
 
 async def _unary(context: grpc.aio.ServicerContext, rpc: str,
@@ -100,14 +106,18 @@ async def _write_stream(context: grpc.aio.ServicerContext, rpc: str,
 
 
 class TableServicer(table_service_pb2_grpc.TableServiceServicer):
-    def __init__(self, app) -> None:
+    def __init__(self, app, trusted_proxies: TrustedProxies = NO_PROXIES) -> None:
         self._app = proto_tables(app)
         self._stalls = StallWatch()
+        self._trusted = trusted_proxies
+
+    def _caller(self, context: grpc.aio.ServicerContext, token: str | None) -> Caller:
+        return caller_of(context, token, self._trusted)
 
     async def CreateTable(self, request, context):
         return await _unary(context, "CreateTable",
                             lambda t: self._app.create_table(request, player_token(context),
-                                                             caller=caller_of(context, t)))
+                                                             caller=self._caller(context, t)))
 
     async def ListTables(self, request, context):
         return await _unary(context, "ListTables", lambda _: self._app.list_tables(request))
@@ -116,15 +126,15 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         # The bearer token matters only to reclaim a seat left to a takeover bot.
         return await _unary(context, "JoinTable",
                             lambda t: self._app.join_table(request, t, player_token(context),
-                                                           caller=caller_of(context, t)))
+                                                           caller=self._caller(context, t)))
 
     async def AddBot(self, request, context):
         return await _unary(context, "AddBot",
-                            lambda t: self._app.add_bot(request, t, caller=caller_of(context, t)))
+                            lambda t: self._app.add_bot(request, t, caller=self._caller(context, t)))
 
     async def LeaveTable(self, request, context):
         return await _unary(context, "LeaveTable",
-                            lambda t: self._app.leave_table(request, t, caller=caller_of(context, t)))
+                            lambda t: self._app.leave_table(request, t, caller=self._caller(context, t)))
 
     async def GetLegalActions(self, request, context):
         return await _unary(context, "GetLegalActions",
@@ -132,19 +142,19 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
 
     async def Act(self, request, context):
         return await _unary(context, "Act",
-                            lambda t: self._app.act(request, t, caller=caller_of(context, t)))
+                            lambda t: self._app.act(request, t, caller=self._caller(context, t)))
 
     async def GetTable(self, request, context):
         return await _unary(context, "GetTable",
-                            lambda t: self._app.get_table(request, t, caller=caller_of(context, t)))
+                            lambda t: self._app.get_table(request, t, caller=self._caller(context, t)))
 
     async def PostChat(self, request, context):
         return await _unary(context, "PostChat",
-                            lambda t: self._app.post_chat(request, t, caller=caller_of(context, t)))
+                            lambda t: self._app.post_chat(request, t, caller=self._caller(context, t)))
 
     async def VoteRematch(self, request, context):
         return await _unary(context, "VoteRematch",
-                            lambda t: self._app.vote_rematch(request, t, caller=caller_of(context, t)))
+                            lambda t: self._app.vote_rematch(request, t, caller=self._caller(context, t)))
 
     async def GetBalance(self, request, context):
         return await _unary(context, "GetBalance",
@@ -158,11 +168,11 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         from belote.app.quickplay import quick_play_of
 
         return await _unary(context, "QuickPlay", lambda t: quick_play_of(self._app).quick_play(
-            request, player_token(context), caller=caller_of(context, t)))
+            request, player_token(context), caller=self._caller(context, t)))
 
     async def WatchTable(self, request, context):
         await _write_stream(context, "WatchTable",
-                            lambda t: self._app.watch_table(request, t, caller=caller_of(context, t)),
+                            lambda t: self._app.watch_table(request, t, caller=self._caller(context, t)),
                             self._stalls)
 
     async def ExportLog(self, request, context):

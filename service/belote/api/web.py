@@ -4,6 +4,11 @@ WatchTable without HTTP/2).
 
 CORS: a page served from this port calls it same-origin and needs nothing. Pages of other
 origins are answered only when ``--web-origins`` lists their origin (or ``*``).
+
+A malformed request gets a 4xx, never a 500: the static side checks a path before it touches
+the file system, and the RPC side turns away what connectrpc would fail on (gRPC proper, which
+needs HTTP/2 trailers; undecodable headers; unknown encodings; other methods than POST) before
+it reaches connectrpc. Slow clients are bounded by api/web_limits.py.
 """
 
 from __future__ import annotations
@@ -11,7 +16,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import mimetypes
+import re
 import socket
+import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,12 +29,29 @@ import uvicorn
 import belote
 
 from .connect import SERVICE, table_service_app
+from .web_limits import DEFAULT_LIMITS, WebLimits
 
 log = structlog.get_logger("belote.web")
 
 # The bundle `make install` builds (clients/web/), beside the sources of an editable install.
 STATIC_ROOT = Path(belote.__file__).resolve().parents[2] / "clients" / "web" / "dist"
 RPC_PREFIX = f"/{SERVICE.full_name}/"
+
+# The bundle's paths are short (index.html, app.js, style.css): a longer one is refused (414).
+MAX_PATH_CHARS = 1024
+# A NUL or another control character is in no URL path: such a request is malformed (400).
+CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]")
+# The only paths looked up on disk: segments of letters, digits, "_", "-" and ".", none starting
+# with "." (no "..", no hidden file) nor longer than a file name may be. Any other is a 404
+# without a system call, so no path can make the file system raise.
+FILE_PATH = re.compile(r"(?:[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}/)*[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}")
+# The request encodings connectrpc decodes (table_service_app names no others): another one in
+# a Connect header would be its UNIMPLEMENTED, answered 501. gRPC-Web's grpc-encoding is left
+# to connectrpc, whose answer to it is an HTTP 200 carrying the gRPC status.
+REQUEST_ENCODINGS = ("identity", "gzip")
+ENCODING_HEADERS = (b"content-encoding", b"connect-content-encoding")
+ACCEPT_POST = (b"application/json, application/proto, application/connect+json, "
+               b"application/connect+proto, application/grpc-web, application/grpc-web+proto")
 
 # What a browser may send to, and read of, a Connect or gRPC-Web call.
 ALLOWED_HEADERS = (
@@ -88,6 +112,31 @@ async def _respond(send, status: int, body: bytes, headers: list[tuple[bytes, by
     await send({"type": "http.response.body", "body": body})
 
 
+def rpc_refusal(scope) -> tuple[int, bytes, list[tuple[bytes, bytes]]] | None:
+    """(status, message, headers) of an RPC request connectrpc must not see, as it would raise
+    on it (a 500) or answer it with a 5xx; None for one it answers itself."""
+    if scope["method"] != "POST":
+        # Every RPC is declared IdempotencyLevel.UNKNOWN (api/connect.py): Connect's GET form
+        # does not apply, and a 2xx to CONNECT would switch h11 to a tunnel.
+        return 405, b"an RPC is a POST", [(b"allow", b"POST, OPTIONS")]
+    for _, value in scope["headers"]:
+        try:
+            value.decode()  # as connectrpc reads every header
+        except UnicodeDecodeError:
+            return 400, b"header values must be UTF-8", []
+    content_type = _header(scope, b"content-type")  # the first one, as connectrpc reads it
+    if content_type == "application/grpc" or content_type.startswith("application/grpc+"):
+        # gRPC ends every call in HTTP trailers, which uvicorn's HTTP/1.1 cannot send.
+        return (415, b"gRPC is served on the gRPC port; here Connect or gRPC-Web",
+                [(b"accept-post", ACCEPT_POST)])
+    for name in ENCODING_HEADERS:
+        encoding = _header(scope, name)
+        if encoding and encoding not in REQUEST_ENCODINGS:
+            return (415, b"unsupported content encoding",
+                    [(b"accept-encoding", ", ".join(REQUEST_ENCODINGS).encode())])
+    return None
+
+
 class WebApp:
     """The ASGI app of the web port: RPCs to connectrpc, everything else a static file."""
 
@@ -100,10 +149,30 @@ class WebApp:
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
             return  # lifespan is off; websockets are not served
-        if scope["path"].startswith(RPC_PREFIX):
-            await self._rpc(scope, receive, send)
-        else:
-            await self._static(scope, send)
+        started = completed = False
+
+        async def tracked(message) -> None:
+            nonlocal started, completed
+            started = True
+            completed = message["type"] == "http.response.body" and not message.get("more_body")
+            await send(message)
+        try:
+            if scope["path"].startswith(RPC_PREFIX):
+                await self._rpc(scope, receive, tracked)
+            else:
+                await self._static(scope, tracked)
+        except Exception as exc:
+            # The last resort, for a bug: one line (where, not the message, which may hold a
+            # server path), and a 500 if there is still time for one. A response cut short
+            # cannot be mended: uvicorn closes its connection.
+            if started and not completed:
+                raise
+            frame = traceback.extract_tb(exc.__traceback__)[-1]
+            log.warning("web request failed", error=type(exc).__name__,
+                        at=f"{Path(frame.filename).name}:{frame.lineno}",
+                        method=scope["method"][:16], path=scope["path"][:100])
+            if not started:
+                await _respond(send, 500, b"internal error", [(b"content-type", b"text/plain")])
 
     async def _rpc(self, scope, receive, send) -> None:
         origin = _header(scope, b"origin")
@@ -114,10 +183,16 @@ class WebApp:
             else:
                 await _respond(send, 403, b"origin not allowed", [(b"content-type", b"text/plain")])
             return
+        extra = self.cors.headers(origin) if allowed else []
+        if refusal := rpc_refusal(scope):
+            status, message, headers = refusal
+            log.info("web request refused", status=status, reason=message.decode())
+            await _respond(send, status, message,
+                           [(b"content-type", b"text/plain"), *headers, *extra])
+            return
         if not allowed:
             await self.rpc(scope, receive, send)
             return
-        extra = self.cors.headers(origin)
 
         async def send_with_cors(message) -> None:
             if message["type"] == "http.response.start":
@@ -129,22 +204,40 @@ class WebApp:
         if scope["method"] not in ("GET", "HEAD"):
             await _respond(send, 405, b"", [(b"allow", b"GET, HEAD")])
             return
+        if len(scope["path"]) > MAX_PATH_CHARS:
+            await _respond(send, 414, b"path too long", [(b"content-type", b"text/plain")])
+            return
+        if CONTROL_CHARS.search(scope["path"]):
+            await _respond(send, 400, b"bad path", [(b"content-type", b"text/plain")])
+            return
         relative = scope["path"].lstrip("/") or "index.html"
-        path = (self.static_root / relative).resolve()
-        if not path.is_relative_to(self.static_root) or not path.is_file():
+        found = self._read(relative)
+        if found is None:
             if relative == "index.html":
                 await _respond(send, 200, NOT_BUILT, [(b"content-type", b"text/html; charset=utf-8"),
                                                       *PAGE_HEADERS])
             else:
                 await _respond(send, 404, b"not found", [(b"content-type", b"text/plain")])
             return
-        kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        name, body = found
+        kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
         if kind.startswith("text/") or kind.endswith("javascript"):
             kind += "; charset=utf-8"
-        body = path.read_bytes()
         await _respond(send, 200, b"" if scope["method"] == "HEAD" else body,
                        [(b"content-type", kind.encode()), (b"cache-control", b"no-cache"),
                         *PAGE_HEADERS])
+
+    def _read(self, relative: str) -> tuple[str, bytes] | None:
+        """(file name, content) of a file of the bundle, None if there is none at `relative`."""
+        if not FILE_PATH.fullmatch(relative):
+            return None
+        try:
+            path = (self.static_root / relative).resolve()
+            if not path.is_relative_to(self.static_root) or not path.is_file():
+                return None  # a symbolic link out of the bundle, a directory, nothing
+            return path.name, path.read_bytes()
+        except (OSError, RuntimeError):  # unreadable; RuntimeError: a link loop (Python < 3.13)
+            return None
 
 
 class _Uvicorn(uvicorn.Server):
@@ -190,14 +283,19 @@ def _bind(host: str, port: int) -> socket.socket:
 
 
 async def start_web(host: str, port: int, servicer, log_key: bytes, *, origins: Iterable[str] = (),
-                    grace: float = 5.0, static_root: Path = STATIC_ROOT) -> WebServer:
-    """Serve the web port on host:port (0: any free port) in the running loop. Raises OSError
-    when the address cannot be bound."""
+                    grace: float = 5.0, static_root: Path = STATIC_ROOT,
+                    limits: WebLimits = DEFAULT_LIMITS) -> WebServer:
+    """Serve the web port on host:port (0: any free port) in the running loop, its slow clients
+    bounded by `limits`. Raises OSError when the address cannot be bound."""
     sock = _bind(host, port)
     config = uvicorn.Config(WebApp(servicer, log_key, CorsPolicy(origins), static_root),
-                            lifespan="off", http="h11", ws="none", log_config=None,
+                            lifespan="off", ws="none", log_config=None,
                             access_log=False, server_header=False,
-                            timeout_graceful_shutdown=grace)
+                            # h11 with deadlines, keep-alive timeout, connection cap
+                            **limits.uvicorn_options(),
+                            # the client address is the socket's: the servicer applies
+                            # --trusted-proxies to Forwarded / X-Forwarded-For (api/callers.py)
+                            proxy_headers=False, timeout_graceful_shutdown=grace)
     server = _Uvicorn(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:

@@ -7,6 +7,12 @@ sends the loser to the next table, never a fifth player. The time bots fill a ne
 written in its TableCreated (bots_fill_time): the process that opened it seats them then, and
 should it be gone, the due-bots sweep of another replica does (app/due_bots.py); both append
 under the same request ids, so the seats are filled once.
+
+Nobody can hog it: one caller (its registered player, else its host, as for the other limits)
+holds at most a few seats through it at once, never two of one table (app/seat_quota.py), and a
+caller is sat only at a table whose waiting players are present (app/presence.py): a seat that
+never watches nor calls counts as away, and once its game starts a takeover bot comes for it
+after the disconnect grace.
 """
 
 from __future__ import annotations
@@ -27,14 +33,18 @@ from belote.v1 import table_service_pb2 as tpb
 
 from . import errors as err
 from .deals import deciding
+from .display_names import check_display_name
 from .due_bots import bots_fill_at_us
+from .access import sha256
+from .limits import caller_key
 from .requests import Caller, request_uuid
-from .tables import MAX_DISPLAY_NAME
+from .seat_quota import SEATS_PER_CALLER, SeatQuota
 
 DEFAULT_WAIT_S = 20.0
 QUICK_PLAY_NAME = "quick play"
 CANDIDATES = 50            # open tables looked at, newest first
 REMEMBERED_ANSWERS = 4096  # retries this process answers from memory
+OPENING_TRIES = 3         # tables opened by one call whose other calls sat there first, at most
 BOT_TRIES = 5              # seats lost to a racing join before the bots give up, this time
 BOT_FILL = "quick-play-bot"  # the request id of a bot filling seat N: quick-play-botN-<version>
 
@@ -42,9 +52,10 @@ log = structlog.get_logger("belote.quickplay")
 
 
 class QuickPlay:
-    def __init__(self, app, wait_s: float = DEFAULT_WAIT_S) -> None:
+    def __init__(self, app, wait_s: float = DEFAULT_WAIT_S, seats_per_caller: int = SEATS_PER_CALLER) -> None:
         self.app = app
         self.wait_s = wait_s
+        self.seats = SeatQuota(app.store, app.clock, app.tables.load, seats_per_caller)
         # request key -> table joined: a retry joins the same table again (JoinTable's own
         # idempotency then returns the first answer) instead of seating the caller twice.
         self._answered: OrderedDict[str, str] = OrderedDict()
@@ -57,8 +68,7 @@ class QuickPlay:
             options = rules_for(preset, dict(req.options)).as_strings()
         except InvalidOptions as e:
             raise err.invalid("preset" if e.field == "preset" else f"options[{e.field}]", str(e)) from None
-        if not 1 <= len(req.display_name) <= MAX_DISPLAY_NAME:
-            raise err.invalid("display_name", f"display_name: 1 to {MAX_DISPLAY_NAME} characters")
+        check_display_name(req.display_name)   # before a table is opened; join_table stores its form
         digits = request_uuid(req.request_id)
         who = caller or Caller(None, player_token, peer or "")
         key = hashlib.sha256(f"{who.player_token or ''}|{who.peer}|{digits}".encode()).hexdigest()
@@ -72,23 +82,50 @@ class QuickPlay:
         known = self._answered.get(key)
         if known is not None:
             return await join(known)
-        for table_id in await self._open_tables(preset, options):
-            try:
-                joined = await join(table_id)
-            except err.AppError as e:
-                # Filled or started meanwhile (ABORTED: by a join that won the race): the next.
-                if e.reason in err.RACES or e.reason in err.JOIN_MISSED:
-                    continue
-                raise
-            return self._remember(key, table_id, joined)
-        created = await self.app.create_table(tpb.CreateTableRequest(
-            preset=preset, options=dict(req.options), name=QUICK_PLAY_NAME,
-            request_id=derived_id(digits, "table")), player_token,
-            caller=who if caller or peer is not None else None,
-            bots_fill_at_us=self.app.clock() + int(self.wait_s * 1_000_000))
-        joined = await join(created.table_id)
-        self.app._spawn(self._fill_when_due(created.table_id))
-        return self._remember(key, created.table_id, joined)
+        # A caller inside this process (the demo, a benchmark) has no quota.
+        quota = None if caller is None and peer is None else caller_key(
+            f"player:{self.app.identity.player_id(who.player_token)}" if who.player_token else who.peer)
+        held = await self.seats.reserve(quota, key) if quota is not None else set()
+        try:
+            for attempt in range(OPENING_TRIES):
+                for table_id in await self._open_tables(preset, options):
+                    if table_id in held or not await self._waiting_present(table_id) or \
+                            not await self._claim(quota, table_id, key):
+                        continue
+                    try:
+                        return await self._seated(quota, key, table_id, await join(table_id))
+                    except err.AppError as e:
+                        await self._unclaim(quota, table_id, key)
+                        # Filled or started meanwhile (ABORTED: a join won the race): the next.
+                        if e.reason not in err.RACES and e.reason not in err.JOIN_MISSED:
+                            raise
+                created = await self.app.create_table(tpb.CreateTableRequest(
+                    preset=preset, options=dict(req.options), name=QUICK_PLAY_NAME,
+                    request_id=derived_id(digits, f"table{attempt or ''}")), player_token,
+                    caller=who if caller or peer is not None else None,
+                    bots_fill_at_us=self.app.clock() + int(self.wait_s * 1_000_000))
+                self.app._spawn(self._fill_when_due(created.table_id))
+                # Another quick play of this caller may have found the new table first.
+                if await self._claim(quota, created.table_id, key):
+                    return await self._seated(quota, key, created.table_id, await join(created.table_id))
+            raise err.aborted("the open tables changed while you were seated: retry", "TABLE_CHANGED")
+        except BaseException:
+            if quota is not None:
+                await self.seats.release(quota, key)
+            raise
+
+    async def _claim(self, quota: str | None, table_id: str, key: str) -> bool:
+        return quota is None or await self.seats.claim(quota, table_id, key)
+
+    async def _unclaim(self, quota: str | None, table_id: str, key: str) -> None:
+        if quota is not None:
+            await self.seats.unclaim(quota, table_id, key)
+
+    async def _seated(self, quota: str | None, key: str, table_id: str,
+                      joined: tpb.JoinTableResponse) -> tpb.JoinTableResponse:
+        if quota is not None:
+            await self.seats.seated(quota, key, table_id, joined.seat, sha256(joined.seat_token))
+        return self._remember(key, table_id, joined)
 
     def _remember(self, key: str, table_id: str, joined: tpb.JoinTableResponse) -> tpb.JoinTableResponse:
         self._answered[key] = table_id
@@ -109,6 +146,13 @@ class QuickPlay:
             if dict(state.created.options) == options:
                 found.append((summary.free_seats, table_id))
         return [table_id for _, table_id in sorted(found)]
+
+    async def _waiting_present(self, table_id: str) -> bool:
+        """Whether every player waiting at the table is present (watching, or called lately):
+        a caller is never sat behind players who are not there."""
+        state = await self.app._existing(table_id)
+        present = self.app.watching.seats_present.present
+        return all([await present(table_id, seat) for seat in state.humans()])
 
     async def _fill_when_due(self, table_id: str) -> None:
         """Here, at the table's bots_fill_time (a retried opening finds the first one's time)."""
@@ -153,12 +197,15 @@ def derived_id(digits: str, step: str) -> str:
 _players: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def quick_play_of(app, wait_s: float | None = None) -> QuickPlay:
+def quick_play_of(app, wait_s: float | None = None, seats_per_caller: int | None = None) -> QuickPlay:
     """The app's QuickPlay (one per app, so its memory of answers is shared by every call);
-    `wait_s` sets its wait before bots fill a new table."""
+    `wait_s` sets its wait before bots fill a new table, `seats_per_caller` how many seats one
+    caller may hold through it at once."""
     player = _players.get(app)
     if player is None:
         player = _players[app] = QuickPlay(app)
     if wait_s is not None:
         player.wait_s = wait_s
+    if seats_per_caller is not None:
+        player.seats.limit = seats_per_caller
     return player

@@ -55,7 +55,8 @@ from .requests import Caller, RequestKeys
 from .paging import PageTokens
 from .server_key import derive
 from .stakes import Stakes
-from .watching import MAX_DISPLAY_NAME, Watching, redactor_before
+from .display_names import check_display_name
+from .watching import Watching, redactor_before
 
 log = structlog.get_logger("belote.app")
 
@@ -185,9 +186,16 @@ class TableApp:
         """After an append of this process: its metrics and log lines, the bots to play, the
         deadlines to keep, the ledgers to settle."""
         _count_appended(table_id, events)
+        if any(e.HasField("game_started") for e in events):
+            self.watching.seats_present.game_started(
+                table_id, [i for i, s in enumerate(state.seats) if s.occupant == HUMAN])
         self.bots.kick_if_due(state)
         self.deadlines.note(state)
         await self.stakes.settle_appended(state, {event_type(e) for e in events})
+
+    async def _called(self, table_id: str, seat: int) -> None:
+        """The seat's own token called: it is present (app/presence.py), polling or not."""
+        await self.watching.seats_present.called(table_id, seat)
 
     async def _existing(self, table_id: str) -> TableState:
         return await existing_table(self.tables, table_id)
@@ -220,14 +228,16 @@ class TableApp:
         if ask.token:          # a player who left comes back: the takeover bot hands its seat back
             seat = await self.access.seat_of(state, ask.token)
             _, state = await self.tables.execute(ask.table_id, ask.key, deciding(ReclaimSeat(seat)))
+            await self._called(ask.table_id, seat)
             return tpb.JoinTableResponse(seat=seat, seat_token=ask.token, table=table_view(state, seat))
         # Checked after the table: a seat token reclaiming its seat needs no name.
-        if not 1 <= len(ask.display_name) <= MAX_DISPLAY_NAME:
-            raise err.invalid("display_name", f"display_name: 1 to {MAX_DISPLAY_NAME} characters")
+        # A seat's name may look like another seat's: every view and chat line tells seats
+        # apart by their number (only a spectator's name is compared with the seats').
+        name = check_display_name(ask.display_name)
         await self.access.check_password(state, ask.password, peer=_peer(ask.caller), player=ask.player)
         held = await self.stakes.hold_stake(state, ask.player)
         seat_token = self.access.token("seat", ask.table_id, ask.key)
-        command = JoinSeat(ask.seat, ask.display_name, sha256(seat_token), ask.player)
+        command = JoinSeat(ask.seat, name, sha256(seat_token), ask.player)
         try:
             events, state = await self.tables.execute(ask.table_id, ask.key, deciding(command))
         except err.AppError:
@@ -235,6 +245,7 @@ class TableApp:
                 await self.stakes.release_stake_unless_seated(ask.table_id, ask.player, held)
             raise
         taken = next(e.seat_joined.seat for e in events if e.HasField("seat_joined"))
+        await self._called(ask.table_id, taken)
         # A retry shows what the token may see now: its seat, or (the seat left, and maybe
         # another player's since) the spectator view.
         viewer = taken if state.seat_of_token_hash(sha256(seat_token)) == taken else SPECTATOR
@@ -268,6 +279,7 @@ class TableApp:
     async def get_legal_actions(self, table_id: str, token: str | None) -> tpb.GetLegalActionsResponse:
         state = await self._existing(table_id)
         seat = await self.access.seated(state, token)
+        await self._called(table_id, seat)
         self.bots.kick_if_due(state)
         legal = state.game.legal_actions(seat) if state.status == PLAYING else []
         return tpb.GetLegalActionsResponse(version=state.version, seat=seat,
@@ -276,6 +288,7 @@ class TableApp:
 
     async def act(self, ask: Move) -> tpb.ActResponse:
         state, seat = await self.access.cached_seat(ask.table_id, ask.token, self._existing)
+        await self._called(ask.table_id, seat)
         play = deciding(Act(seat, ask.action))
 
         def build(s: TableState) -> list[epb.TableEvent]:
@@ -291,6 +304,8 @@ class TableApp:
     async def get_table(self, ask: Look) -> tpb.Table:
         state = await self._existing(ask.table_id)
         viewer = await self.access.viewer(state, ask.token, ask.password, peer=_peer(ask.caller))
+        if viewer >= 0:
+            await self._called(ask.table_id, viewer)
         self.bots.kick_if_due(state)
         return table_view(state, viewer)
 
@@ -303,10 +318,13 @@ class TableApp:
         caller, its peer and the (host) token it shows, whatever name it gives."""
         state = await self._existing(ask.table_id)
         seat = await self.access.viewer(state, ask.token, ask.password, peer=_peer(ask.caller))
+        name = ask.display_name
         if seat == SPECTATOR:
-            await self.watching.check_spectator_chat(state, ask.display_name, _peer(ask.caller),
-                                                     ask.token, str(ask.key))
-        name = state.seats[seat].display_name if seat >= 0 else ask.display_name
+            name = await self.watching.check_spectator_chat(state, name, _peer(ask.caller),
+                                                            ask.token, str(ask.key))
+        if seat >= 0:
+            await self._called(ask.table_id, seat)
+        name = state.seats[seat].display_name if seat >= 0 else name
         command = PostChat(seat, name, ask.text, self.clock())
         events, _ = await self.tables.execute(ask.table_id, ask.key, deciding(command),
                                               at_us=command.now_us)
@@ -315,6 +333,7 @@ class TableApp:
     async def vote_rematch(self, ask: Rematch) -> tpb.VoteRematchResponse:
         state = await self._existing(ask.table_id)
         seat = await self.access.seated(state, ask.token)
+        await self._called(ask.table_id, seat)
         if state.created.stake:
             await self.stakes.hold_stake(state, state.seats[seat].player_id)
         command = VoteRematch(seat, self.clock())

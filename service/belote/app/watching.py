@@ -20,11 +20,10 @@ from belote.v1 import events_pb2 as epb
 
 from . import errors as err
 from .deals import deciding
+from .display_names import check_display_name, looks_like
 from .limits import Spectators, Window, caller_key
 from .presence import SeatPresence
 from .repository import existing_table
-
-MAX_DISPLAY_NAME = 32
 
 
 class Watching:
@@ -94,28 +93,30 @@ class Watching:
                 self.seats_present.depart(table_id, viewer, seat_lease, closing=self._closing.is_set())
 
     async def check_spectator_chat(self, state: TableState, name: str, peer: str | None,
-                                   token: str | None, holder: str) -> None:
-        """A spectator posts under a name of its own, at most CHAT_BURST messages per
-        CHAT_WINDOW_S from one caller (its peer and the token it shows, whatever its name);
-        ``holder`` (the request's key) holds the place, so a retry is not counted again."""
-        check_spectator_name(state, name)
+                                   token: str | None, holder: str) -> str:
+        """A spectator posts under a name of its own (returned as stored), at most CHAT_BURST
+        messages per CHAT_WINDOW_S from one caller (its peer and the token it shows, whatever
+        its name); ``holder`` (the request's key) holds the place, so a retry is not counted
+        again."""
+        name = check_spectator_name(state, name)
         if await self.spectator_chats.take(f"{state.table_id}:{caller_key(peer, token)}",
                                            holder=holder) is None:
             raise err.AppError("CHAT_TOO_FAST",
                                f"at most {CHAT_BURST} messages per {CHAT_WINDOW_S} seconds "
                                "from one spectator")
+        return name
 
 
-def check_spectator_name(state: TableState, name: str) -> None:
-    """A spectator's name: its own, never one a seat of the table shows."""
-    if not 1 <= len(name) <= MAX_DISPLAY_NAME:
-        raise err.invalid("display_name", f"display_name: a spectator posts under a name of "
-                                          f"1 to {MAX_DISPLAY_NAME} characters")
-    seats = {s.display_name.strip().casefold() for s in state.seats if s.display_name}
-    if name.strip().casefold() in seats:
-        raise err.invalid("display_name", f"display_name: {name!r} is the name of a seat at this "
-                                          "table: a spectator posts under a name of its own",
-                          "NAME_OF_A_SEAT")
+def check_spectator_name(state: TableState, name: str) -> str:
+    """A spectator's name (as stored): its own, never one that looks like a name a seat of the
+    table shows (a human's, a bot's, or that of a human who left during the game). A spectator's
+    message has no seat number to tell it apart, so its name must; a seat's has one."""
+    name = check_display_name(name)
+    if any(looks_like(name, s.display_name) for s in state.seats if s.display_name):
+        raise err.invalid("display_name", f"display_name: {name!r} looks like the name of a seat "
+                                          "at this table: a spectator posts under a name of its "
+                                          "own", "NAME_OF_A_SEAT")
+    return name
 
 
 async def redactor_before(store, state: TableState, viewer: int, sequence: int) -> Redactor:

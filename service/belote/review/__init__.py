@@ -7,7 +7,11 @@ reports every check with its sequence number (see :mod:`belote.review.verify`)::
     from belote.review import entries_of, read_file, report, review
     result = review(entries_of(read_file("table.jsonl")))
     print(report.as_text(result))      # or as_json / as_html
-    result.exit_code                   # 0 clean, 1 a violation found
+    result.exit_code                   # 0 clean, 1 a violation found (3: see below)
+
+An export's head must be signed by a key the reviewer trusts (``export_of(lines, key)``, or the
+keys pinned with ``belote trust-key``, :mod:`belote.review.known_keys`): a good head by any other
+key leaves ``Review.unknown_key`` set and the exit code 3.
 """
 
 from . import report

@@ -1,8 +1,10 @@
-"""``belote export`` and ``belote replay``: a table's log out of a store, and its review.
+"""``belote export``, ``belote replay`` and ``belote trust-key``: a table's log out of a store,
+its review, and the reviewer's pinned export keys (see :mod:`belote.review.known_keys`).
 
 Wire into the main parser with ``add_commands(subparsers)``. Each handler returns the exit
-status: 0 clean, 1 a violation found (replay), 2 unreadable input (a message on stderr, never a
-traceback).
+status (``findings.EXIT_*``): 0 clean (for an export, its head signed by a key the reviewer
+trusts), 1 a violation found (replay), 2 unreadable input or a usage error (a message on stderr,
+never a traceback), 3 no violation but the export's head signed by an unknown key (replay).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import argparse
 import asyncio
 import os
 import sys
+from pathlib import Path
 
 DEFAULT_STORE = "sqlite:///./belote.db"
 
@@ -37,8 +40,10 @@ def add_commands(subparsers) -> None:
     replay = subparsers.add_parser(
         "replay", help="replay a table's log with the rules engine and check it",
         description="Replay a table's log (from a store, or an export file) with the rules engine; "
-                    "print each deal and every check made. Exit 0 clean, 1 a violation found, "
-                    "2 unreadable input.")
+                    "print each deal and every check made. An export's head must be signed by "
+                    "--key, or else by a key pinned with `belote trust-key`. Exit 0 clean, 1 a "
+                    "violation found, 2 unreadable input or usage error, 3 no violation but the "
+                    "head signed by an unknown key (neither --key nor pinned).")
     replay.add_argument("table_id", metavar="TABLE_ID", nargs="?",
                         help="the table to read from --store (or give --file)")
     replay.add_argument("--file", metavar="FILE",
@@ -52,12 +57,38 @@ def add_commands(subparsers) -> None:
     replay.add_argument("--key", default=os.environ.get("BELOTE_EXPORT_KEY"),
                         help="the server's export key (ed25519:<hex>, as `belote serve` prints it "
                              "and GetExportKey returns it), or a file holding it: the export's "
-                             "head must be signed by it (env BELOTE_EXPORT_KEY; default: the key "
-                             "the export names, with a note)")
+                             "head must be signed by it (env BELOTE_EXPORT_KEY; default: by a key "
+                             "of --known-keys)")
+    known_help = ("the file of export keys pinned with `belote trust-key`, one a line (env "
+                  "BELOTE_KNOWN_KEYS; default $XDG_CONFIG_HOME/belote/known_keys, i.e. "
+                  "~/.config/belote/known_keys)")
+    replay.add_argument("--known-keys", metavar="FILE", default=_known_keys_default(),
+                        help=known_help + "; not read with --key")
     replay.add_argument("--max-events", type=_positive,
                         help="refuse a file of more events than this (default 500,000: far more "
                              "than a table's log)")
     replay.set_defaults(func=cmd_replay, run=cmd_replay)
+
+    # The reviewer pins a key given by hand, never one read from an export: a head names its own
+    # key, so pinning from the file under review would trust whoever wrote it.
+    trust = subparsers.add_parser(
+        "trust-key", help="pin a server's export key, so `belote replay` trusts exports it signed",
+        description="Pin a server's export key in the known-keys file and print its fingerprint "
+                    "(SHA256:<base64>, to compare by eye). Take KEY from the server: `belote "
+                    "serve` prints it (`export key: ed25519:...`), the GetExportKey RPC serves it.")
+    trust.add_argument("key", metavar="KEY",
+                       help="the key as --key takes it: ed25519:<64 hex digits> (or its hex, its "
+                            "base64, a PEM public key, or a file holding one)")
+    trust.add_argument("--comment", default="",
+                       help="a note kept after the key on its line (e.g. the server's name)")
+    trust.add_argument("--known-keys", metavar="FILE", default=_known_keys_default(),
+                       help=known_help)
+    trust.set_defaults(func=cmd_trust_key, run=cmd_trust_key)
+
+
+def _known_keys_default() -> str | None:
+    # None: the user's config dir, resolved when used (known_keys.path_of).
+    return os.environ.get("BELOTE_KNOWN_KEYS") or None
 
 
 def _positive(text: str) -> int:
@@ -71,8 +102,9 @@ def _positive(text: str) -> int:
 
 
 def _error(command: str, message: str) -> int:
+    from .findings import EXIT_UNREADABLE
     print(f"belote {command}: {message}", file=sys.stderr)
-    return 2
+    return EXIT_UNREADABLE
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -109,7 +141,8 @@ def _now_us() -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     from belote.app.export_signing import parse_public_key
 
-    from . import report
+    from . import known_keys, report
+    from .findings import EXIT_UNKNOWN_KEY
     from .load import MAX_EVENTS, Unreadable, iter_file, read_stored
     from .verify import entries_of_stored, export_of, review
 
@@ -120,11 +153,20 @@ def cmd_replay(args: argparse.Namespace) -> int:
         key = parse_public_key(args.key) if args.key else None
     except ValueError as err:
         return _error("replay", f"--key: {err}")
+    known_path = known_keys.path_of(args.known_keys)
+    trusted: frozenset[bytes] = frozenset()
+    if args.file and key is None:
+        # Read before the review, so a broken file is an error of its own, not a verdict.
+        try:
+            trusted = frozenset(known_keys.read(known_path))
+        except known_keys.KnownKeysError as err:
+            return _error("replay", str(err))
     try:
         # From a store, the entries are the stored events themselves (hashed over the bytes the
         # store holds); from a file, the export's LoggedEvents, read line by line, and its head.
         if args.file:
-            entries, end = export_of(iter_file(args.file, args.max_events or MAX_EVENTS), key)
+            entries, end = export_of(iter_file(args.file, args.max_events or MAX_EVENTS), key,
+                                     trusted)
         else:
             entries, end = entries_of_stored(asyncio.run(read_stored(args.store, args.table_id))), None
     except Unreadable as err:
@@ -147,7 +189,47 @@ def cmd_replay(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if result.exit_code == EXIT_UNKNOWN_KEY and result.unknown_key is not None:
+        print(_unknown_key_message(result.unknown_key, known_path), end="", file=sys.stderr)
     return result.exit_code
+
+
+def _unknown_key_message(public: bytes, known_path: Path) -> str:
+    """How to tell the server's key, and pin it: the key to pin is the server's, as the reviewer
+    has it from the server, so the command shows no key taken from the export."""
+    from belote.app.export_signing import key_text
+
+    from .known_keys import fingerprint
+    return (f"belote replay: not verified: the export's head is good, but signed by a key you do "
+            f"not trust\n"
+            f"  key:         {key_text(public)}\n"
+            f"  fingerprint: {fingerprint(public)}\n"
+            f"Compare it with the server's export key (`belote serve` prints `export key: "
+            f"ed25519:...`; the GetExportKey RPC serves it). If that is another key, this export "
+            f"is not the server's. To trust the server's key, pin it, then replay again:\n"
+            f"  belote trust-key <the server's export key> --known-keys {known_path}\n"
+            f"(or give it with --key)\n")
+
+
+def cmd_trust_key(args: argparse.Namespace) -> int:
+    from belote.app.export_signing import key_text, parse_public_key
+
+    from . import known_keys
+
+    try:
+        public = parse_public_key(args.key)
+    except ValueError as err:
+        return _error("trust-key", str(err))
+    path = known_keys.path_of(args.known_keys)
+    try:
+        added = known_keys.pin(path, public, args.comment)
+    except ValueError as err:
+        return _error("trust-key", f"--comment: {err}")
+    except known_keys.KnownKeysError as err:
+        return _error("trust-key", str(err))
+    print(f"fingerprint {known_keys.fingerprint(public)} ({key_text(public)})")
+    print(f"{'pinned' if added else 'already pinned'} in {path}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -73,12 +73,14 @@ def entries_of(messages) -> list[Entry]:
     return [Entry.from_logged(m, i) for i, m in enumerate(messages, 1)]
 
 
-def export_of(messages, key: bytes | None = None) -> tuple[list[Entry], ExportEnd]:
+def export_of(messages, key: bytes | None = None,
+              trusted: frozenset[bytes] = frozenset()) -> tuple[list[Entry], ExportEnd]:
     """The entries of a whole export's lines (``messages``: any iterable, read once, so a file is
     never held whole) and its end: the head lines, for ``review(..., end=)``. ``key``: the
-    server's public key the head must be signed by."""
+    server's public key the head must be signed by; else ``trusted``: the keys the reviewer
+    pinned (a good head by another key: ``Review.unknown_key``)."""
     entries: list[Entry] = []
-    end = ExportEnd(key=key)
+    end = ExportEnd(key=key, trusted=trusted)
     for m in messages:
         if m.HasField("head"):
             end.heads.append((len(entries), m))

@@ -7,6 +7,12 @@ from functools import cached_property
 
 from belote.v1 import events_pb2 as epb
 
+# Exit statuses of `belote replay` (and ``Review.exit_code``): 2 is also argparse's for usage.
+EXIT_CLEAN = 0          # no violation, and the export's head signed by a key the reviewer trusts
+EXIT_VIOLATION = 1      # a check failed: the log (or its head) is not as the server wrote it
+EXIT_UNREADABLE = 2     # the input cannot be read, or the command line is wrong
+EXIT_UNKNOWN_KEY = 3    # no violation, but the head's key is neither --key nor a pinned one
+
 # The checks a review makes, in the order of their description at ``verify.review``.
 CHECKS = ("sequence", "envelope", "chain", "hash", "commitment", "reveal", "legal", "derived", "bot",
           "head")
@@ -46,6 +52,8 @@ class Review:
     checks: dict[str, int] = field(default_factory=dict)     # check -> times it was made
     timeline: list[tuple[int, epb.TableEvent]] = field(default_factory=list)  # (seq, recomputed event)
     bot_check: bool = True
+    # A good head's key the reviewer does not trust (see known_keys): not proven the server's.
+    unknown_key: bytes | None = None
 
     @property
     def clean(self) -> bool:
@@ -53,7 +61,10 @@ class Review:
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.clean else 1
+        # A violation first: whatever signed the log, it is shown wrong.
+        if not self.clean:
+            return EXIT_VIOLATION
+        return EXIT_CLEAN if self.unknown_key is None else EXIT_UNKNOWN_KEY
 
     @property
     def first_violation(self) -> int | None:

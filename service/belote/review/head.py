@@ -13,22 +13,27 @@ from belote.app.export_signing import HEAD_VERSION, key_text, signature_ok
 from belote.store.chain import GENESIS_HASH
 from belote.v1 import events_pb2 as epb
 
+from .known_keys import fingerprint
+
 
 @dataclass
 class ExportEnd:
     """The head lines of an export, each with the number of events before it, and the public key
-    they must be signed by (None: the key the head names, with a note that it was not checked)."""
+    they must be signed by (``key``, the reviewer's --key), else the keys the reviewer pinned
+    (``trusted``): a good head by any other key is the head of an unknown key."""
 
     heads: list[tuple[int, epb.LoggedEvent]] = field(default_factory=list)
     key: bytes | None = None
+    trusted: frozenset[bytes] = frozenset()
 
 
-def check_end(entries, end: ExportEnd, fail, notes: list[str]) -> None:
+def check_end(entries, end: ExportEnd, fail, notes: list[str]) -> bytes | None:
     """Report what is wrong with the export's end through ``fail(sequence, "head", message,
-    expected, found)``; a good head gets a note saying what was proven."""
+    expected, found)``; a good head gets a note saying what was proven. Returns the key of a good
+    head that is neither ``end.key`` nor trusted (None otherwise)."""
     n = len(entries)
     at = n + 1
-    *others, final = end.heads or [None]
+    others, final = end.heads[:-1], (end.heads[-1] if end.heads else None)
     for before, _ in others:
         fail(before + 1, "head", "a head line before the export's last line: the events after it "
              "were added to a finished export, or two exports were joined", "one head, last", "-")
@@ -38,7 +43,7 @@ def check_end(entries, end: ExportEnd, fail, notes: list[str]) -> None:
                  "the head last", f"{_events(n - final[0])} after it")
         fail(at, "head", "the export has no signed head at its end: it was cut short (at any "
              "event), or written by a server from before export heads", "an ExportHead line", "-")
-        return
+        return None
     line = final[1]
     head = line.head
     rest = epb.LoggedEvent()
@@ -49,7 +54,7 @@ def check_end(entries, end: ExportEnd, fail, notes: list[str]) -> None:
     if head.version != HEAD_VERSION:
         fail(at, "head", f"the head is of version {head.version}: this review knows version "
              f"{HEAD_VERSION} only, so its signature cannot be checked", HEAD_VERSION, head.version)
-        return
+        return None
     last = entries[-1] if entries else None
     table_id = last.table_id if last else head.table_id
     sequence, last_hash = (last.sequence, last.hash) if last else (0, GENESIS_HASH)
@@ -82,12 +87,18 @@ def check_end(entries, end: ExportEnd, fail, notes: list[str]) -> None:
              "changed after the server signed it", "a good signature by " + key_text(key),
              head.signature.hex() or "(none)")
     if not ok:
-        return
+        return None
+    if end.key is None and key not in end.trusted:
+        # Signed, but by whoever holds that key: anyone can sign a log they cut or edited.
+        notes.append(f"the export ends with its head signed by {key_text(key)}, a key you do not "
+                     f"trust (neither --key nor pinned): up to seq {sequence}, the log as whoever "
+                     f"holds that key signed it, not proven the server's")
+        return key
     notes.append(f"the export ends with its head signed by {key_text(key)}: the log as the server "
                  f"read it at {_when(head.export_time)}, up to seq {sequence}")
     if end.key is None:
-        notes.append("that key is the one the export names: give the server's (--key: from "
-                     "GetExportKey, or as `belote serve` prints it) to know the server signed it")
+        notes.append(f"that key ({fingerprint(key)}) is pinned in your known keys")
+    return None
 
 
 def _events(n: int) -> str:

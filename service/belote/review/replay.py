@@ -78,7 +78,7 @@ class Replay:
         self._replay(entries)
         if end is not None:
             self.counts["head"] += 1
-            check_end(entries, end, self.fail, out.notes)
+            out.unknown_key = check_end(entries, end, self.fail, out.notes)
         out.violations.sort(key=lambda v: v.sequence)     # stable: a place's findings keep their order
         if any(v.check == "bot" and v.message.endswith(MOVE_DIFFERS) for v in out.violations):
             out.notes.append("bot moves are recomputed with the bots of this build, at the bot "

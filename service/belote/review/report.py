@@ -6,6 +6,9 @@ import html
 import json
 from dataclasses import asdict
 
+from belote.app.export_signing import key_text
+
+from .known_keys import fingerprint
 from .story import Deal, Trick
 from .verify import Review
 
@@ -144,6 +147,9 @@ def checks_line(r: Review) -> str:
 
 
 def verdict(r: Review) -> str:
+    if r.clean and r.unknown_key is not None:
+        return (f"UNKNOWN KEY: no violation, but the head's key {fingerprint(r.unknown_key)} is "
+                "neither --key nor pinned: not proven the server's export")
     if r.clean:
         return "CLEAN: no violation"
     n = len(r.violations)
@@ -191,6 +197,8 @@ def as_dict(r: Review) -> dict:
     return {"table_id": r.table_id, "events": r.events, "clean": r.clean, "exit_code": r.exit_code,
             "first_violation": r.first_violation, "violations": [v.as_dict() for v in r.violations],
             "notes": list(r.notes), "checks": dict(r.checks), "bot_check": r.bot_check,
+            "unknown_key": None if r.unknown_key is None else
+            {"key": key_text(r.unknown_key), "fingerprint": fingerprint(r.unknown_key)},
             "table": {k: story[k] for k in ("name", "preset", "options", "seats", "stake", "turn_timer_s")},
             "games": story["games"], "chat": story["chat"], "closed": story["closed"]}
 
@@ -457,7 +465,7 @@ def as_html(r: Review) -> str:
         out.append(f"<p class='small'>{e(stakes_line(s))}</p>")
     for ev in s.seat_events:
         out.append(page.note_html(ev, [], "before the game", "p"))
-    cls = "ok" if r.clean else "bad"
+    cls = "ok" if r.exit_code == 0 else "bad"
     out.append(f"<p class='{cls}'>{e(verdict(r))}</p>")
     if r.violations:
         out.append("<div class='viol'><ul>")

@@ -58,7 +58,8 @@ async def play_table(app, preset: str, seats=("easy", "easy", "easy", "easy"), *
     the end and return its id. Each ``(seat, after_moves)`` names a human and when, counted in
     its own moves: ``leave``, it leaves (a takeover bot plays on; with ``come_back`` it
     reclaims its seat some 20 events later); ``drop``, its watch stream closes (SeatDisconnected)
-    and opens again 3 moves later (SeatConnected); ``vanish``, its stream closes and it never
+    and, the client being gone, it calls nothing until its next turn, when its stream opens
+    again (SeatConnected); ``vanish``, its stream closes and it never
     returns, so its grace runs out (SeatLeft DISCONNECTED, then a takeover bot); ``slow``, it
     does not act in time once (from that move on, the first with more than one legal action),
     so the table's ``turn_timer_s`` runs out and a bot makes that move for it (BotMove.timer).
@@ -92,6 +93,8 @@ async def play_table(app, preset: str, seats=("easy", "easy", "easy", "easy"), *
         await _say(app, table_id, tokens[talker], "good luck, all", rng)
     moves = {seat: 0 for seat in tokens}
     away: dict[int, tuple[str, int]] = {}            # seat -> (token, version when it left)
+    offline: dict[int, str] = {}                     # seat -> token: its connection dropped
+    dropped = False
     streams: list = []
     rematches = 1 if rematch else 0
     commented = slowed = False                       # the spectator's message, the timer move: once
@@ -117,8 +120,16 @@ async def play_table(app, preset: str, seats=("easy", "easy", "easy", "easy"), *
                     await app.join_table(tpb.JoinTableRequest(table_id=table_id, request_id=_rid(rng)), token)
                     tokens[seat] = token
                     del away[seat]
+            for seat, token in list(offline.items()):
+                if table.game.to_act == seat:             # ...and back when it is to play
+                    stream = app.watch_table(tpb.WatchTableRequest(table_id=table_id), token)
+                    await anext(stream)
+                    streams.append(stream)                # until the game ends
+                    del offline[seat]
             acted = False
             for seat, token in list(tokens.items()):
+                if seat in offline:                       # a client gone calls nothing
+                    continue
                 legal = await app.get_legal_actions(tpb.GetLegalActionsRequest(table_id=table_id), token)
                 if not legal.your_turn:
                     continue
@@ -132,15 +143,15 @@ async def play_table(app, preset: str, seats=("easy", "easy", "easy", "easy"), *
                     moves[seat] += 1
                     acted = True
                     break
-                if drop and drop[0] == seat and moves[seat] in (drop[1], drop[1] + 3):
+                if drop and drop[0] == seat and moves[seat] == drop[1] and not dropped:
+                    dropped = True
                     stream = app.watch_table(tpb.WatchTableRequest(table_id=table_id), token)
                     await anext(stream)
-                    if moves[seat] == drop[1]:
-                        await stream.aclose()             # the connection is lost...
-                        await _until(app, table_id, "seat_disconnected", seat, legal.version)
-                    else:
-                        streams.append(stream)            # ...and back until the game ends
-                    legal = await app.get_legal_actions(tpb.GetLegalActionsRequest(table_id=table_id), token)
+                    await stream.aclose()                 # the connection is lost...
+                    await _until(app, table_id, "seat_disconnected", seat, legal.version)
+                    offline[seat] = token
+                    acted = True
+                    break
                 if vanish and vanish[0] == seat and moves[seat] == vanish[1]:
                     stream = app.watch_table(tpb.WatchTableRequest(table_id=table_id), token)
                     await anext(stream)

@@ -64,7 +64,8 @@ def review(entries: list[Entry], *, check_bots: bool = True, fast: bool = True,
     - ``head``: for an export, its last line is the head the server signed (table id, last sequence
       and hash), it matches the last event, and its signature is good, by the server's key when the
       reviewer gives it (:mod:`belote.review.head`): what shows an edit made with the hash chain
-      recomputed, and a log cut at any event.
+      recomputed, and a log cut at any event. Else by a key the reviewer pinned: a good head by
+      another key is no violation but ``Review.unknown_key`` (exit code 3).
 
     ``check_bots=False`` skips recomputing bot moves (the costly check with searching bots);
     ``fast=False`` sends every command through decide (the fast path is tested against it);

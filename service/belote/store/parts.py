@@ -145,6 +145,10 @@ class Leases(abc.ABC):
         """How many of ``scope``'s leases run past ``now_us``."""
 
     @abc.abstractmethod
+    async def holders(self, scope: str, now_us: int) -> list[str]:
+        """The holders of ``scope``'s leases that run past ``now_us``, in holder order."""
+
+    @abc.abstractmethod
     async def drop_ended(self, now_us: int) -> None:
         """Forget every scope's leases that ended by ``now_us`` (take forgets only its own
         scope's: per-caller scopes may never come back)."""

@@ -116,3 +116,12 @@ class PostgresLeases(Leases):
         return await self._db.run(lambda conn: _count(
             conn, "SELECT count(*) FROM leases WHERE scope = %s AND until_us > %s",
             (scope, now_us)))
+
+    async def holders(self, scope: str, now_us: int) -> list[str]:
+        async def query(conn: psycopg.AsyncConnection) -> list[str]:
+            rows = await (await conn.execute(
+                "SELECT holder FROM leases WHERE scope = %s AND until_us > %s ORDER BY holder",
+                (scope, now_us))).fetchall()
+            return [h for (h,) in rows]
+
+        return await self._db.run(query)

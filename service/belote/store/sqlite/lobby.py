@@ -82,3 +82,9 @@ class SqliteLeases(Leases):
     async def count(self, scope: str, now_us: int) -> int:
         return await self._db.read(_count, "SELECT count(*) FROM leases WHERE scope = ?"
                                    " AND until_us > ?", scope, now_us)
+
+    async def holders(self, scope: str, now_us: int) -> list[str]:
+        def query(c: sqlite3.Connection) -> list[str]:
+            return [h for (h,) in c.execute("SELECT holder FROM leases WHERE scope = ? AND until_us > ?"
+                                            " ORDER BY holder", (scope, now_us))]
+        return await self._db.read(query)
