@@ -87,6 +87,15 @@ async def test_a_retry_gets_the_first_answer(quick_stub):
     assert sum(s.occupant == pb.SEAT_OCCUPANT_HUMAN for s in table.seats) == 1
 
 
+async def test_a_retry_with_a_renewed_player_token_gets_the_first_answer(quick_stub):
+    request = quick(name="Eve")
+    first = await quick_stub.stub.QuickPlay(request, metadata=as_player("eve"))
+    # The site renewed the player's token meanwhile: the same player, another token.
+    again = await quick_stub.stub.QuickPlay(request, metadata=as_player("eve", expires_in=7200))
+    assert (again.table.table_id, again.seat, again.seat_token) == \
+        (first.table.table_id, first.seat, first.seat_token)
+
+
 async def test_many_callers_at_once_never_make_five_and_nobody_waits_forever(quick_stub):
     answers = await asyncio.gather(*(quick_stub.QuickPlay(quick(name=f"p{i}")) for i in range(11)))
     per_table = Counter(a.table.table_id for a in answers)

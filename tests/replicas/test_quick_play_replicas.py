@@ -77,8 +77,9 @@ async def test_the_other_replica_fills_a_table_whose_opener_died_during_the_wait
     opener, other = replicas(2, extra_args=("--quick-play-wait", str(FILL_WAIT_S)))
     async with grpc.aio.insecure_channel(opener.address) as first_channel, \
             grpc.aio.insecure_channel(other.address) as channel:
+        first_id = uuid.uuid4().hex
         opened = await table_service_pb2_grpc.TableServiceStub(first_channel).QuickPlay(
-            pb.QuickPlayRequest(preset="classic", display_name="first", request_id=uuid.uuid4().hex),
+            pb.QuickPlayRequest(preset="classic", display_name="first", request_id=first_id),
             metadata=as_player("first"))
         opened_at = time.monotonic()
         opener.kill()      # SIGKILL, well before the wait ends: its own timer dies with it
@@ -91,6 +92,13 @@ async def test_the_other_replica_fills_a_table_whose_opener_died_during_the_wait
             preset="classic", display_name="second", request_id=uuid.uuid4().hex),
             metadata=as_player("second"))
         assert second.table.table_id == table_id and second.seat == 1
+        # The first caller's retry reaches the surviving replica, which never answered it: the
+        # same seat, from the seat's record in the store.
+        retried = await stub.QuickPlay(pb.QuickPlayRequest(
+            preset="classic", display_name="first", request_id=first_id),
+            metadata=as_player("first"))
+        assert (retried.table.table_id, retried.seat, retried.seat_token) == \
+            (table_id, opened.seat, opened.seat_token)
         assert (await stub.GetTable(pb.GetTableRequest(table_id=table_id))).status == \
             pb.TABLE_STATUS_WAITING_FOR_PLAYERS
 

@@ -71,7 +71,8 @@ class QuickPlay:
         check_display_name(req.display_name)   # before a table is opened; join_table stores its form
         digits = request_uuid(req.request_id)
         who = caller or Caller(None, player_token, peer or "")
-        key = hashlib.sha256(f"{who.player_token or ''}|{who.peer}|{digits}".encode()).hexdigest()
+        # The caller as its request ids are scoped (its player, not the token it shows today).
+        key = hashlib.sha256(f"{self.app.requests.scope(None, who)}|{digits}".encode()).hexdigest()[:32]
 
         async def join(table_id: str) -> tpb.JoinTableResponse:
             return await self.app.join_table(
@@ -86,6 +87,8 @@ class QuickPlay:
         quota = None if caller is None and peer is None else caller_key(
             f"player:{self.app.identity.player_id(who.player_token)}" if who.player_token else who.peer)
         held = await self.seats.reserve(quota, key) if quota is not None else set()
+        if isinstance(held, str):       # a retry of a quick play that got its seat, anywhere
+            return await join(held)
         try:
             for attempt in range(OPENING_TRIES):
                 for table_id in await self._open_tables(preset, options):

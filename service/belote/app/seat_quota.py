@@ -3,7 +3,8 @@ game is not over, never two of one table. One guest firing QuickPlay in a loop w
 take every seat of the tables strangers are sent to (and, never watching, stall them).
 
 Counted in the store's leases, so every replica counts alike: each seat held is a lease in the
-caller's scope, named by its table, seat and a prefix of the seat token's hash. The log says
+caller's scope, named by its table, seat, a prefix of the seat token's hash and the quick play
+that took it (so that play's retry, on any replica, finds its seat again). The log says
 whether the caller still holds it: a lease whose seat was left, taken over, or whose game is
 over is forgotten the next time the caller asks (so the leases themselves may last long). A
 quick play in flight holds a place of its own (``pending``) until its seat replaces it, so
@@ -35,23 +36,24 @@ def _us(seconds: float) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Held:
-    """A seat a caller holds, as its lease names it."""
+    """A seat a caller holds, as its lease names it: with the quick play that took it."""
 
     table_id: str
     seat: int
     token_hash: str
+    request: str
 
     @property
     def holder(self) -> str:
-        return f"seat|{self.table_id}|{self.seat}|{self.token_hash}"
+        return f"seat|{self.table_id}|{self.seat}|{self.token_hash}|{self.request}"
 
     @classmethod
     def parse(cls, holder: str) -> Held | None:
         kind, _, rest = holder.partition("|")
-        table_id, seat, token_hash = (rest.split("|") + ["", "", ""])[:3]
+        table_id, seat, token_hash, request = (rest.split("|") + ["", "", "", ""])[:4]
         if kind != "seat" or not seat.isdigit():
             return None
-        return cls(table_id, int(seat), token_hash)
+        return cls(table_id, int(seat), token_hash, request)
 
     def still_held(self, state: TableState) -> bool:
         seat = state.seats[self.seat] if state.exists and 0 <= self.seat < 4 else None
@@ -74,9 +76,10 @@ class SeatQuota:
     def _table_scope(caller: str, table_id: str) -> str:
         return f"quick-play-table:{caller}:{table_id}"
 
-    async def reserve(self, caller: str, request: str) -> set[str]:
+    async def reserve(self, caller: str, request: str) -> set[str] | str:
         """A place for one more seat of ``caller`` (held by ``request`` until ``seated`` or
-        ``release``), and the tables where it holds a seat already; RESOURCE_EXHAUSTED when it
+        ``release``), and the tables where it holds a seat already; or, for a retry of a quick
+        play that got its seat, that seat's table (no place taken). RESOURCE_EXHAUSTED when it
         holds ``limit`` seats."""
         scope, now = self._scope(caller), self.clock()
         tables = set()
@@ -85,6 +88,8 @@ class SeatQuota:
             if held is None:
                 continue
             if held.still_held(await self.load(held.table_id)):
+                if held.request == request:
+                    return held.table_id
                 tables.add(held.table_id)
             else:
                 await self.store.leases.drop(scope, holder)
@@ -111,7 +116,7 @@ class SeatQuota:
                      token_hash: bytes) -> None:
         """The quick play ``request`` took ``seat``: its place is now that seat's, and so is its
         claim of the table."""
-        held, now = Held(table_id, seat, token_hash.hex()[:TOKEN_HASH_HEX]), self.clock()
+        held, now = Held(table_id, seat, token_hash.hex()[:TOKEN_HASH_HEX], request), self.clock()
         until = now + _us(HOLD_S)
         # The pending place did the counting: until it is dropped just after, the caller counts
         # one seat more than it holds (which may refuse a call at once, never let one more in).
