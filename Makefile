@@ -13,21 +13,29 @@ GENERATED := $(patsubst $(PROTO_DIR)/%.proto,service/%_pb2.py,$(PROTOS))
 # Build stamps live in the venv: removing .venv/ starts everything afresh.
 DEPS_STAMP := $(VENV)/.deps-installed
 
+# @belote/client (clients/ts/), the typed TypeScript package the web and Node.js clients (and any
+# front-end: docs/frontend.md) are built on: npm packages exactly as its package-lock.json pins
+# them, TypeScript generated from proto/ by buf with protoc-gen-es (clients/ts/buf.gen.yaml; no
+# Python), compiled by tsc into clients/ts/dist/. Built first: the two clients install it
+# (file:../ts, copied by their npm ci as its tarball would be), so they are installed again
+# whenever it is rebuilt.
+TS_CLIENT := $(if $(wildcard clients/ts/package.json),clients/ts/dist/index.js)
+TS_SOURCES := $(wildcard clients/ts/src/*.ts) clients/ts/build.mjs clients/ts/tsconfig.json \
+	clients/ts/buf.gen.yaml
+
 # The web client (clients/web/), which `belote serve` serves at / on its web port: npm packages
-# exactly as its package-lock.json pins them, TypeScript generated from proto/ (protobuf-es) and
+# exactly as its package-lock.json pins them (@belote/client among them) and
 # the page bundled by esbuild into clients/web/dist/. Without npm, a note: the server then serves
 # a page saying the client was not built, and the browser tests skip (or fail when CI is set).
 WEB_CLIENT := $(if $(wildcard clients/web/package.json),clients/web/dist/index.html)
 WEB_SOURCES := $(wildcard clients/web/src/*.ts clients/web/static/*) clients/web/build.mjs \
 	clients/web/tsconfig.json
 
-# The Node.js client (clients/node/): the web client's generated code and typed client
-# (clients/web/src/gen, clients/web/src/client.ts) over @connectrpc/connect-node, type-checked
-# and bundled by esbuild into clients/node/dist/ after the web client is built. Without npm, a
-# note, and its tests in tests/clients/ skip (or fail when CI is set).
+# The Node.js client (clients/node/): @belote/client over @connectrpc/connect-node, type-checked
+# and bundled by esbuild into clients/node/dist/. Without npm, a note, and its tests in
+# tests/clients/ skip (or fail when CI is set).
 NODE_CLIENT := $(if $(wildcard clients/node/package.json),clients/node/dist/play.mjs)
-NODE_SOURCES := $(wildcard clients/node/src/*.ts) clients/node/build.mjs clients/node/tsconfig.json \
-	clients/web/src/client.ts
+NODE_SOURCES := $(wildcard clients/node/src/*.ts) clients/node/build.mjs clients/node/tsconfig.json
 
 .PHONY: install install-unlocked proto tools run test bench lint clean
 
@@ -41,7 +49,7 @@ install:
 	@mkdir -p $(VENV)
 	@$(FLOCK) $(MAKE) --no-print-directory install-unlocked
 
-install-unlocked: $(DEPS_STAMP) $(GENERATED) $(WEB_CLIENT) $(NODE_CLIENT)
+install-unlocked: $(DEPS_STAMP) $(GENERATED) $(TS_CLIENT) $(WEB_CLIENT) $(NODE_CLIENT)
 	@:
 
 # Re-run when pyproject.toml changes.
@@ -92,31 +100,45 @@ tools:
 	$(call apt_tool,command -v promtool >/dev/null 2>&1,prometheus,promtool,tests/deploy/)
 	$(call apt_tool,[ -x /usr/bin/chromium ],chromium,/usr/bin/chromium,tests/review/ and tests/web/)
 
-# The Node.js client's dependencies (clients/node/), exactly as its package-lock.json pins them.
-clients/node/node_modules: clients/node/package.json clients/node/package-lock.json
+# @belote/client's dependencies (clients/ts/), exactly as its package-lock.json pins them.
+clients/ts/node_modules: clients/ts/package.json clients/ts/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd clients/ts && npm ci --ignore-scripts --no-audit --no-fund && touch node_modules; \
+	fi
+
+clients/ts/dist/index.js: clients/ts/node_modules $(TS_SOURCES) $(PROTOS)
+	@if command -v npm >/dev/null 2>&1; then \
+		cd clients/ts && node build.mjs; \
+	else \
+		echo "note: npm not found; install Node.js 20+ with npm to build @belote/client" \
+			"(clients/ts/), which the web and Node.js clients are built on"; \
+	fi
+
+# The Node.js client's dependencies (clients/node/), exactly as its package-lock.json pins them;
+# again when @belote/client was rebuilt (npm ci copies it in).
+clients/node/node_modules: clients/node/package.json clients/node/package-lock.json $(TS_CLIENT)
 	@if command -v npm >/dev/null 2>&1; then \
 		cd clients/node && npm ci --ignore-scripts --no-audit --no-fund && touch node_modules; \
 	fi
 
-# After the web client, whose build generates the code it shares.
-clients/node/dist/play.mjs: clients/node/node_modules $(NODE_SOURCES) $(WEB_CLIENT)
+clients/node/dist/play.mjs: clients/node/node_modules $(NODE_SOURCES)
 	@if command -v npm >/dev/null 2>&1; then \
 		cd clients/node && node build.mjs; \
 	else \
-		echo "note: npm not found; install Node.js 18+ with npm, or the tests of the Node.js" \
+		echo "note: npm not found; install Node.js 20+ with npm, or the tests of the Node.js" \
 			"client in tests/clients/ skip (and fail when CI is set)"; \
 	fi
 
-clients/web/node_modules: clients/web/package.json clients/web/package-lock.json
+clients/web/node_modules: clients/web/package.json clients/web/package-lock.json $(TS_CLIENT)
 	@if command -v npm >/dev/null 2>&1; then \
 		cd clients/web && npm ci --ignore-scripts --no-audit --no-fund && touch node_modules; \
 	fi
 
-clients/web/dist/index.html: clients/web/node_modules $(WEB_SOURCES) $(PROTOS) $(DEPS_STAMP)
+clients/web/dist/index.html: clients/web/node_modules $(WEB_SOURCES)
 	@if command -v npm >/dev/null 2>&1; then \
-		cd clients/web && PYTHON=$(abspath $(BIN)/python) node build.mjs; \
+		cd clients/web && node build.mjs; \
 	else \
-		echo "note: npm not found; install Node.js 18+ with npm to build the web client" \
+		echo "note: npm not found; install Node.js 20+ with npm to build the web client" \
 			"(clients/web/): belote serve then says on its web port that it was not built," \
 			"and the browser tests in tests/web/ skip (and fail when CI is set)"; \
 	fi
@@ -153,3 +175,4 @@ clean:
 	rm -rf $(VENV) service/belote/v1/*_pb2.py service/belote/v1/*_pb2.pyi service/belote/v1/*_pb2_grpc.py
 	rm -rf clients/node/node_modules clients/node/dist proto/node_modules
 	rm -rf clients/web/node_modules clients/web/dist clients/web/src/gen
+	rm -rf clients/ts/node_modules clients/ts/dist clients/ts/src/gen

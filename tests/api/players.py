@@ -166,6 +166,7 @@ def cards_in(msg, path: str = ""):
 PUBLIC_CARDS = {"deal_started.turned_card", "card_played.card", "deck_revealed.deck",
                 "announcements_revealed.announcements.cards", "announcement_declared.cards"}
 OWN_HAND = {"deal_started.hand", "contract_settled.hand"}
+OFFERED = "your_turn.actions.card"     # the cards a seat may play now: its own, still held
 
 
 def check_stream(events: list[events_pb2.TableEvent], seat: int | None) -> None:
@@ -173,7 +174,8 @@ def check_stream(events: list[events_pb2.TableEvent], seat: int | None) -> None:
 
     A seat sees only its own hand: every card of its DealStarted/ContractSettled hand must be
     one it plays later in that deal (all 8 are played when the deal is played out), and no
-    other card appears before it is played. Secrets (hashes, deck, salt) are never shown.
+    other card appears before it is played; the cards its your_turn offers are ones it still
+    holds. Secrets (hashes, deck, salt) are never shown.
     """
     assert [e.sequence for e in events] == list(range(events[0].sequence,
                                                       events[0].sequence + len(events)))
@@ -182,8 +184,12 @@ def check_stream(events: list[events_pb2.TableEvent], seat: int | None) -> None:
     for event in events:
         kind = event.WhichOneof("body")
         body = getattr(event, kind)
+        offered = set()
         for path, card in cards_in(event):
-            if path in OWN_HAND:
+            if path == OFFERED:
+                assert seat is not None, f"spectator got a turn at {event.sequence}: {event}"
+                offered.add(_card_key(card))
+            elif path in OWN_HAND:
                 assert seat is not None, f"spectator got a hand at {event.sequence}: {event}"
                 hand.add(_card_key(card))
             else:
@@ -208,6 +214,7 @@ def check_stream(events: list[events_pb2.TableEvent], seat: int | None) -> None:
             played.add(_card_key(body.card))
         elif kind == "deal_scored" and seat is not None:
             assert played == hand, f"seat {seat}: hand {hand} but played {played}"
+        assert offered <= hand - played, f"seat {seat} offered cards it does not hold at {event.sequence}"
 
 
 def check_game_end(events: list[events_pb2.TableEvent], target: int) -> events_pb2.GameEnded:

@@ -9,7 +9,8 @@ import random
 import grpc
 import pytest
 from belote.v1 import cards_pb2, events_pb2
-from players import check_game_end, check_stream, new_table, rpc_error, watch
+from belote.v1 import table_service_pb2 as pb
+from players import Table, bearer, check_game_end, check_stream, new_table, rid, rpc_error, watch
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -100,3 +101,36 @@ async def test_get_table_shows_a_seat_its_hand_and_a_spectator_none(stub):
     spectator = await table.view()
     assert spectator.your_seat == -1 and not spectator.game.your_hand
     assert (await table.view(2)).your_seat == 2
+
+
+async def test_a_stream_of_a_seat_left_ends_before_the_next_players_cards(stub):
+    """The seat's holder opens its stream, leaves before the game starts and keeps the stream
+    open; another player sits there and the game starts: the old stream never shows the new
+    player's hand. It ends right after its own SeatLeft, PERMISSION_DENIED SEAT_LEFT."""
+    created = await stub.CreateTable(pb.CreateTableRequest(preset="classic", request_id=rid()))
+    table = Table(stub, created.table_id, created.host_token, 1000)
+    await table.join(0, name="Ann")
+    old_token = table.tokens[0]
+    call = stub.WatchTable(pb.WatchTableRequest(table_id=table.table_id), metadata=bearer(old_token))
+    seen: list = []
+
+    async def read():
+        async for event in call:
+            seen.append(event)
+
+    reading = asyncio.create_task(read())
+    while not seen:
+        await asyncio.sleep(0.05)
+    await stub.LeaveTable(pb.LeaveTableRequest(table_id=table.table_id, request_id=rid()),
+                          metadata=bearer(old_token))
+    await table.join(0, name="Bea")
+    for seat in (1, 2, 3):
+        await table.add_bot(seat)
+    await asyncio.sleep(1.0)       # the game has started: DealStarted is in the log
+    with pytest.raises(grpc.aio.AioRpcError) as ended:
+        await asyncio.wait_for(reading, 10)
+    assert ended.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    kinds = [e.WhichOneof("body") for e in seen]
+    assert kinds[-1] == "seat_left" and "deal_started" not in kinds, kinds
+    log = await watch(stub, table.table_id, count=(await table.version()), until_game_ended=False)
+    assert any(e.HasField("deal_started") for e in log)

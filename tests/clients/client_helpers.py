@@ -12,9 +12,12 @@ import shutil
 import sys
 from pathlib import Path
 
+import urllib.request
+
 import grpc
 import pytest
 from belote_client import BeloteError, Seat
+from prometheus_client.parser import text_string_to_metric_families
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -89,6 +92,28 @@ async def play_turn(seat: Seat, rng: random.Random) -> bool:
             raise
         return False
     return True
+
+
+def rpcs_handled(metrics_url: str) -> dict[str, float]:
+    """The RPCs a server has answered so far, per method (every status code), from its
+    Prometheus metrics (grpc_server_handled_total)."""
+    with urllib.request.urlopen(metrics_url, timeout=5) as reply:
+        text = reply.read().decode()
+    handled: dict[str, float] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == "grpc_server_handled_total":
+                method = sample.labels["grpc_method"]
+                handled[method] = handled.get(method, 0.0) + sample.value
+    return handled
+
+
+def rpcs_since(before: dict[str, float], metrics_url: str) -> dict[str, float]:
+    """The unary RPCs answered since ``before`` (rpcs_handled), per method; the watch streams
+    left out (one ends when its client is gone, which the server may count a little later)."""
+    after = rpcs_handled(metrics_url)
+    return {m: n - before.get(m, 0.0) for m, n in after.items()
+            if n != before.get(m, 0.0) and m != "WatchTable"}
 
 
 class FailAfterSending(grpc.aio.UnaryUnaryClientInterceptor):

@@ -1,9 +1,9 @@
-"""The Node.js client (clients/node/: the web client's generated code and typed client over
-@connectrpc/connect-node) plays a whole game against a real server and exits 0.
+"""The Node.js client (clients/node/: @belote/client over @connectrpc/connect-node) plays a
+whole game against a real server and exits 0.
 
-`make install` builds it (npm ci from clients/node/package-lock.json, then build.mjs, after the
-web client whose generated code it shares); run by hand, this test builds it when it is missing
-or older than its sources.
+`make install` builds it (npm ci from clients/node/package-lock.json, which copies in
+@belote/client from clients/ts/, built first; then build.mjs); run by hand, this test builds it
+when it is missing or older than its sources.
 """
 
 from __future__ import annotations
@@ -13,26 +13,27 @@ import re
 import subprocess
 
 import pytest
-from client_helpers import ROOT, CuttableProxy, need_tool
+from client_helpers import ROOT, CuttableProxy, need_tool, rpcs_handled, rpcs_since
 
 NODE_DIR = ROOT / "clients" / "node"
-WEB_DIR = ROOT / "clients" / "web"
+TS_DIR = ROOT / "clients" / "ts"
 PLAY = NODE_DIR / "dist" / "play.mjs"
 
 
 def play_command() -> list[str]:
     """node and the built play.mjs, built first if need be."""
     node = need_tool("node", "the Node.js client runs on Node.js")
-    if not (NODE_DIR / "node_modules" / "@connectrpc" / "connect-node").is_dir():
+    package = TS_DIR / "dist" / "index.js"
+    sources = [*NODE_DIR.glob("src/*.ts"), NODE_DIR / "build.mjs", *TS_DIR.glob("src/*.ts")]
+    if not PLAY.exists() or max(p.stat().st_mtime for p in sources) > PLAY.stat().st_mtime:
+        if not package.exists() or max(p.stat().st_mtime for p in TS_DIR.glob("src/*.ts")) > \
+                package.stat().st_mtime:
+            pytest.fail("clients/ts/dist/ is missing or stale: run `make install` (it builds "
+                        "@belote/client, which the Node.js client is built on)")
         npm = need_tool("npm", "the Node client's dependencies are installed with npm ci")
+        # npm ci copies in @belote/client as built now (install-links: clients/node/.npmrc).
         subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=NODE_DIR,
                        check=True, capture_output=True, timeout=300)
-    sources = [*NODE_DIR.glob("src/*.ts"), NODE_DIR / "build.mjs", WEB_DIR / "src" / "client.ts",
-               *WEB_DIR.glob("src/gen/**/*.ts")]
-    if not PLAY.exists() or max(p.stat().st_mtime for p in sources) > PLAY.stat().st_mtime:
-        if not (WEB_DIR / "src" / "gen" / "belote" / "v1" / "table_service_pb.ts").exists():
-            pytest.fail("clients/web/src/gen/ is missing: run `make install` (it builds the web "
-                        "client, whose generated code the Node.js client shares)")
         subprocess.run([node, "build.mjs"], cwd=NODE_DIR, check=True, capture_output=True,
                        timeout=300)
     return [node, str(PLAY)]
@@ -50,6 +51,21 @@ def test_node_client_plays_a_whole_game(server):
     assert score.startswith("score: "), run.stdout
     totals = [int(x) for x in score.removeprefix("score: ").split(" (")[0].split(" - ")]
     assert max(totals) >= 1000  # the classic target: a complete game
+
+
+def test_node_client_plays_from_its_stream_alone(own_server):
+    """The seat's moves come with its stream (your_turn): besides setting the table up, the
+    game takes only Act calls, as many as the actions it reports."""
+    server = own_server()
+    before = rpcs_handled(server.metrics_url)
+    run = subprocess.run([*play_command(), "--target", server.address, "--seed", "12",
+                          "--option", "target=501", "--timeout", "40"],
+                         cwd=NODE_DIR, capture_output=True, text=True, timeout=60, check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
+    actions = int(re.search(r"; (\d+) actions of ours", run.stdout.splitlines()[-1]).group(1))
+    assert actions > 0
+    assert rpcs_since(before, server.metrics_url) == {"CreateTable": 1, "JoinTable": 1,
+                                                      "AddBot": 3, "Act": actions}
 
 
 def test_node_client_reports_a_refused_table(server):

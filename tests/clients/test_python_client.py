@@ -23,7 +23,7 @@ from belote_client import (
     sort_hand,
 )
 from belote_client.cards import card_text
-from client_helpers import CuttableProxy, FailAfterSending, play_turn
+from client_helpers import CuttableProxy, FailAfterSending, play_turn, rpcs_handled, rpcs_since
 
 FAST = RetryPolicy(attempts=30, call_timeout=5.0, backoff=0.05, max_backoff=0.5,
                    give_up_after=30.0)
@@ -66,6 +66,33 @@ async def test_a_whole_game(server):
     kinds = {e.WhichOneof("body") for e in events}
     assert {"table_created", "deal_started", "bid_made", "contract_settled", "card_played",
             "trick_won", "deal_scored", "game_ended"} <= kinds
+
+
+async def test_a_whole_game_from_the_stream_alone_asks_nothing_else(own_server):
+    """Acting on the watch's your_turn, a whole game takes the stream and Act only: the server
+    counts no GetLegalActions and no GetTable while it is played."""
+    server = own_server()
+    async with BeloteClient(server.address) as client:
+        table = await client.create_table("classic", {"target": "501"})
+        me = await table.join("tester")
+        for _ in range(3):
+            await table.add_bot(ev.BOT_LEVEL_NORMAL)
+        before = await asyncio.to_thread(rpcs_handled, server.metrics_url)
+        rng = random.Random(8)
+        acts = 0
+        watch = me.watch()
+        async for event in watch:
+            if event.HasField("game_ended"):
+                break
+            turn = watch.your_turn
+            assert (turn is not None) == event.HasField("your_turn")
+            if turn is not None:
+                assert turn.version == event.sequence
+                await me.act(rng.choice(turn.actions), expected_version=turn.version)
+                acts += 1
+        await watch.close()
+        assert acts > 0 and max(event.game_ended.totals) >= 501
+        assert await asyncio.to_thread(rpcs_since, before, server.metrics_url) == {"Act": acts}
 
 
 async def test_a_refused_action_carries_the_servers_rule(server):

@@ -13,7 +13,7 @@ import pytest
 from belote.play.app import PlayApp
 from belote.v1 import table_service_pb2 as pb
 from belote_client import BeloteClient, BeloteError
-from client_helpers import play_turn
+from client_helpers import play_turn, rpcs_handled, rpcs_since
 from rich.text import Text
 
 SIZE = (120, 40)
@@ -111,6 +111,24 @@ async def test_a_game_against_three_bots(server):
     assert "Game over:" in final and "Press" in final
     log = "\n".join(app.log_lines)
     assert "took:" in log and " won trick " in log and "scored" in log and "Game over" in log
+
+
+async def test_a_game_asks_for_no_legal_actions(own_server):
+    """The seat's moves come with its stream (your_turn) and its view is folded from the
+    stream: a whole game through the terminal makes no GetLegalActions call and one GetTable
+    (the first view), and acts."""
+    server = own_server()
+    before = await asyncio.to_thread(rpcs_handled, server.metrics_url)
+    app = PlayApp(server.address, options={"target": "1"}, name="Ana")
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, app.ready.is_set, what="the first view")
+        await play_to_the_end(pilot, random.Random(4))
+        await pilot.press("q")
+    handled = await asyncio.to_thread(rpcs_since, before, server.metrics_url)
+    assert sorted(handled) == ["Act", "AddBot", "CreateTable", "GetTable", "JoinTable"]
+    assert (handled["CreateTable"], handled["JoinTable"], handled["AddBot"], handled["GetTable"]) \
+        == (1, 1, 3, 1)
+    assert handled["Act"] >= 1
 
 
 async def test_a_game_with_a_friend(server):

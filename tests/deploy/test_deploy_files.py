@@ -85,14 +85,14 @@ def _all(keyword: str) -> list[str]:
 
 def test_dockerfile_is_multi_stage_on_python_slim():
     stages = dockerfile_stages(DOCKERFILE)
-    assert list(stages) == ["web-deps", "build", "web", "runtime"]
+    assert list(stages) == ["web", "build", "with-page", "runtime"]
     bases = {name: base for name, (base, _) in stages.items()}
     assert bases["build"].startswith("python:3.11-slim"), bases
     assert bases["runtime"] == bases["build"], "the runtime runs on the image it was built on"
-    assert bases["web"] == "build", "the page is built beside the build stage's Python"
-    assert bases["web-deps"].startswith("node:"), bases
+    assert bases["web"].startswith("node:"), "the package and the page are built by Node.js alone"
+    assert bases["with-page"] == "build", "the page goes into the build stage's virtualenv"
     runtime_copies = [args for kw, args in stages["runtime"][1] if kw == "COPY"]
-    assert runtime_copies == ["--from=web /opt/belote /opt/belote"], \
+    assert runtime_copies == ["--from=with-page /opt/belote /opt/belote"], \
         "the runtime stage copies only the virtualenv (with the page) from the build stages"
 
 

@@ -1,4 +1,4 @@
-"""deploy/Dockerfile builds the web page as `make install` does and puts it where `belote serve`
+"""deploy/Dockerfile builds @belote/client and the web page on it as `make install` does and puts it where `belote serve`
 serves it from (belote.api.web.STATIC_ROOT), so that the image's web port serves the page, not
 only the API. Read from the files: building the image needs a Docker daemon."""
 
@@ -26,39 +26,49 @@ def _make_recipe(target: str) -> str:
     return match.group(1)
 
 
-def test_the_npm_packages_come_from_the_lockfile_as_make_install_installs_them():
-    copies = _args("web-deps", "COPY")
-    assert copies == ["clients/web/package.json clients/web/package-lock.json ./"], copies
+def test_the_npm_packages_come_from_the_lockfiles_as_make_install_installs_them():
+    copies = _args("web", "COPY")
+    assert "clients/ts/package.json clients/ts/package-lock.json ./" in copies, copies
+    # The page's .npmrc (install-links) makes npm ci copy the package's packed files in, as
+    # `make install` does: never a link to a folder the image does not keep.
+    assert "clients/web/package.json clients/web/package-lock.json clients/web/.npmrc ./" in copies
     npm = "npm ci --ignore-scripts"
-    assert npm in _make_recipe("clients/web/node_modules")
-    assert [run for run in _args("web-deps", "RUN") if npm in run], _args("web-deps", "RUN")
+    for folder in ("clients/ts", "clients/web"):
+        assert npm in _make_recipe(f"{folder}/node_modules"), folder
+    assert len([run for run in _args("web", "RUN") if npm in run]) == 2, _args("web", "RUN")
 
 
 def test_the_web_stage_builds_every_source_the_makefile_builds_from():
-    assert STAGES["web"][0] == "build"
+    assert STAGES["web"][0].startswith("node:")      # Node.js alone: no Python builds the page
     copies = _args("web", "COPY")
-    assert "--from=web-deps /usr/local/bin/node /usr/local/bin/node" in copies
-    assert "--from=web-deps /src/clients/web/node_modules/ node_modules/" in copies
     copied = {source for c in copies if "--from=" not in c for source in c.split()[:-1]}
-    # WEB_SOURCES: src/*.ts, static/*, build.mjs, tsconfig.json (and package.json: "type").
-    web_sources = re.search(r"^WEB_SOURCES := ((?:.*\\\n)*.*)", MAKEFILE, re.MULTILINE).group(1)
-    for path in ("clients/web/src/", "clients/web/static/", "clients/web/build.mjs",
-                 "clients/web/tsconfig.json"):
-        assert path.rstrip("/") in web_sources, path
-        assert path in copied, f"the web stage does not copy {path}"
-    assert "clients/web/package.json" in copied
-    # The same build as `make install`, with the build stage's Python running protoc.
+    # TS_SOURCES (src/*.ts, build.mjs, tsconfig.json, buf.gen.yaml) and the protos it generates
+    # from; WEB_SOURCES (src/*.ts, static/*, build.mjs, tsconfig.json).
+    for variable, paths in (
+            ("TS_SOURCES", ("clients/ts/src/", "clients/ts/build.mjs", "clients/ts/tsconfig.json",
+                            "clients/ts/buf.gen.yaml")),
+            ("WEB_SOURCES", ("clients/web/src/", "clients/web/static/", "clients/web/build.mjs",
+                             "clients/web/tsconfig.json"))):
+        sources = re.search(rf"^{variable} := ((?:.*\\\n)*.*)", MAKEFILE, re.MULTILINE).group(1)
+        for path in paths:
+            assert path.rstrip("/") in sources, (variable, path)
+            assert path in copied, f"the web stage does not copy {path}"
+    assert "proto/" in copied
+    # The same builds as `make install`, package first.
+    assert "node build.mjs" in _make_recipe("clients/ts/dist/index.js")
     assert "node build.mjs" in _make_recipe("clients/web/dist/index.html")
-    runs = " ".join(_args("web", "RUN"))
-    assert f"PYTHON={VENV}/bin/python node build.mjs" in runs
+    assert _args("web", "RUN").count("node build.mjs") == 2
+    assert "PYTHON=" not in " ".join(_args("web", "RUN"))
 
 
 def test_the_page_goes_to_the_directory_the_server_serves():
-    runs = " ".join(_args("web", "RUN"))
+    assert STAGES["with-page"][0] == "build"
+    assert _args("with-page", "COPY") == ["--from=web /src/clients/web/dist/ /tmp/web/"]
+    runs = " ".join(_args("with-page", "RUN"))
     # The destination is the server's own STATIC_ROOT, asked of the installed package, and the
     # build fails unless index.html and app.js are found there.
     assert "from belote.api.web import STATIC_ROOT; print(STATIC_ROOT)" in runs
-    assert 'cp -R dist/. "$web_root"/' in runs
+    assert 'cp -R /tmp/web/. "$web_root"/' in runs
     assert "(STATIC_ROOT / 'index.html').is_file()" in runs
     assert f'case "$web_root" in {VENV}/*)' in runs
     # STATIC_ROOT sits at most three levels above the package: for the image's install
@@ -70,7 +80,7 @@ def test_the_page_goes_to_the_directory_the_server_serves():
     assert levels_up <= 3, (package, STATIC_ROOT)
     installed = Path(VENV, "lib/python3.11/site-packages/belote")
     assert str(installed.parents[levels_up - 1]).startswith(VENV)
-    assert _args("runtime", "COPY") == [f"--from=web {VENV} {VENV}"]
+    assert _args("runtime", "COPY") == [f"--from=with-page {VENV} {VENV}"]
 
 
 def test_only_the_web_sources_enter_the_build_context():
@@ -78,9 +88,13 @@ def test_only_the_web_sources_enter_the_build_context():
              if ln.strip() and not ln.startswith("#")]
     let_in = {ln[1:] for ln in lines if ln.startswith("!")}
     web = {p for p in let_in if p.startswith("clients/")}
-    assert web == {"clients/web/package.json", "clients/web/package-lock.json",
+    assert web == {"clients/ts/package.json", "clients/ts/package-lock.json",
+                   "clients/ts/buf.gen.yaml", "clients/ts/build.mjs", "clients/ts/tsconfig.json",
+                   "clients/ts/src",
+                   "clients/web/.npmrc", "clients/web/package.json", "clients/web/package-lock.json",
                    "clients/web/build.mjs", "clients/web/tsconfig.json", "clients/web/src",
                    "clients/web/static"}
     # What a local `make install` generated stays out: node_modules/ and dist/ are never let
     # in, and src/gen/ is dropped after src/ is let in.
-    assert "clients/web/src/gen" in lines[lines.index("!clients/web/src"):]
+    for folder in ("clients/ts", "clients/web"):
+        assert f"{folder}/src/gen" in lines[lines.index(f"!{folder}/src"):], folder

@@ -31,6 +31,9 @@ def stub_of(server):
 
 
 def test_a_whole_game_against_three_bots_by_clicks_to_the_final_score(server, page):
+    calls: list[str] = []
+    page.on("request", lambda request: calls.append(request.url.rsplit("/", 1)[-1])
+            if "/belote.v1.TableService/" in request.url else None)
     tid = create_with_bots(page, server.web_url)
     assert page.get_attribute("#table", "data-your-seat") == "0"
     assert "partner" in page.inner_text('.seat[data-seat="2"]')
@@ -47,6 +50,9 @@ def test_a_whole_game_against_three_bots_by_clicks_to_the_final_score(server, pa
     assert ("You won!" if table.game.winning_team == 0 else "You lost.") in final
     assert max(us, them) >= 200
     assert page.is_visible("#rematch")
+    # The page folds its stream and acts on your_turn: no view nor legal actions asked for.
+    assert "GetTable" not in calls and "GetLegalActions" not in calls, sorted(set(calls))
+    assert calls.count("Act") >= 8 and "WatchTable" in calls
 
 
 def test_a_refused_card_shows_the_rules_message(server, page):
@@ -150,7 +156,8 @@ def test_a_spectator_never_receives_a_hidden_card(tmp_path, browser):
                 events += [events_pb2.TableEvent.FromString(m) for f, m in envelopes(body) if not f & 2]
             elif answer.url.endswith("/GetTable"):
                 tables.append(pb.Table.FromString(body))
-        assert events and tables
+        assert events
+        assert not tables        # the page folds its stream: it never asks for the view
         events = sorted({e.sequence: e for e in events}.values(), key=lambda e: e.sequence)
         check_stream(events, None)
         assert any(e.HasField("game_ended") for e in events)

@@ -1,7 +1,6 @@
-// The Node.js client of belote.v1.TableService: the web client's own TypeScript (the code
-// protobuf-es generates from proto/ into clients/web/src/gen, and the small typed client of
-// clients/web/src/client.ts) over @connectrpc/connect-node's gRPC transport, so it talks to the
-// server's native gRPC port (HTTP/2).
+// The Node.js client of belote.v1.TableService: @belote/client (clients/ts: the code protobuf-es
+// generates from proto/, its calls and its resumed watch) over @connectrpc/connect-node's gRPC
+// transport, so it talks to the server's native gRPC port (HTTP/2).
 //
 // It keeps the two promises a client of this server relies on:
 // - a call that fails with UNAVAILABLE or DEADLINE_EXCEEDED, or on a lost connection, is sent
@@ -12,26 +11,16 @@
 //
 // Messages are the proto's, as protobuf-es types them: camelCase fields, enums as numbers
 // (BotLevel.NORMAL), 64-bit integers as bigint, oneofs as { case, value }.
-import { Code, createClient, type CallOptions } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import { bearer, requestId, tableError, type TableClient, TableError, watchTable }
-  from "../../web/src/client";
-import { BotLevel, type TableEvent } from "../../web/src/gen/belote/v1/events_pb";
-import type { Action } from "../../web/src/gen/belote/v1/cards_pb";
-import { TableService } from "../../web/src/gen/belote/v1/table_service_pb";
+import { BeloteError as TableError, BotLevel, Code, codeName, requestId, retryable, tableServiceClient,
+  watchTable, withTokens, type Action, type TableEvent, type TableServiceClient } from "@belote/client";
+import type { CallOptions } from "@connectrpc/connect";
 
 export { BotLevel, Code, type TableEvent };
 
-const RETRY_CODES = new Set([Code.Unavailable, Code.DeadlineExceeded]);
 // RESOURCE_EXHAUSTED on a watch: the reader fell behind and the server asks it to reconnect.
-const WATCH_RETRY_CODES = new Set([...RETRY_CODES, Code.ResourceExhausted]);
-// How connect-node reports a call whose connection was lost (a reset HTTP/2 stream, ECONNRESET).
-// The server's own ABORTED always names its reason (VERSION_CONFLICT...), and this client never
-// cancels a call it still waits for: without a reason, these codes are a lost connection.
-const LOST_CONNECTION_CODES = new Set([Code.Canceled, Code.Aborted]);
-
-function retryable(failed: TableError, codes: Set<Code>): boolean {
-  return codes.has(failed.code) || (LOST_CONNECTION_CODES.has(failed.code) && !failed.reason);
+function watchRetryable(failed: TableError): boolean {
+  return retryable(failed) || failed.code === Code.ResourceExhausted;
 }
 
 export interface RetryPolicy {
@@ -39,18 +28,12 @@ export interface RetryPolicy {
   giveUpAfterMs: number;
 }
 
-/** A code as gRPC names it: Code.InvalidArgument -> "INVALID_ARGUMENT". */
-export function codeName(code: Code): string {
-  return (Code[code] ?? "Unknown").replace(/(?<=[a-z])(?=[A-Z])/g, "_").toUpperCase();
-}
+export { codeName };
 
 /** A refused call: the gRPC code (and its name), the server's message and reason. */
 export class BeloteError extends TableError {
-  readonly codeName: string;
-
   constructor(failed: TableError, readonly attempts = 1) {
-    super(failed.code, `${codeName(failed.code)}: ${failed.message}`, failed.reason);
-    this.codeName = codeName(failed.code);
+    super(failed.code, failed.reason, `${codeName(failed.code)}: ${failed.message}`, failed.field);
   }
 }
 
@@ -60,7 +43,7 @@ function sleep(ms: number): Promise<void> {
 
 export class BeloteClient {
   readonly policy: RetryPolicy;
-  readonly client: TableClient;
+  readonly client: TableServiceClient;
   /** How many calls were sent again, and how many times a watch stream was reopened. */
   retries = 0;
   reconnects = 0;
@@ -71,7 +54,7 @@ export class BeloteClient {
       attempts: 6, callTimeoutMs: 10000, backoffMs: 100, maxBackoffMs: 2000, giveUpAfterMs: 60000,
       ...policy,
     };
-    this.client = createClient(TableService,
+    this.client = tableServiceClient(
       createGrpcTransport({ baseUrl: `http://${target}`, useBinaryFormat: true }));
   }
 
@@ -83,10 +66,10 @@ export class BeloteClient {
   async call<T>(send: (options: CallOptions) => Promise<T>, token?: string): Promise<T> {
     for (let failures = 1; ; failures++) {
       try {
-        return await send({ ...bearer(token), timeoutMs: this.policy.callTimeoutMs });
+        return await send({ ...withTokens(token), timeoutMs: this.policy.callTimeoutMs });
       } catch (err) {
-        const failed = tableError(err);
-        if (!retryable(failed, RETRY_CODES) || failures >= this.policy.attempts) {
+        const failed = TableError.from(err);
+        if (!retryable(failed) || failures >= this.policy.attempts) {
           throw new BeloteError(failed, failures);
         }
       }
@@ -125,8 +108,8 @@ export class BeloteClient {
   }
 
   /**
-   * The table's events from `fromSequence` on, resumed after any disconnection (the web
-   * client's watchTable, stopped on codes a retry cannot help):
+   * The table's events from `fromSequence` on, resumed after any disconnection (@belote/client's
+   * watchTable, stopped on codes a retry cannot help):
    * `for await (const event of client.watch(id, token)) { ... }` (break to stop).
    */
   async *watch(tableId: string, token?: string, fromSequence = 1n): AsyncGenerator<TableEvent> {
@@ -158,9 +141,10 @@ export class BeloteClient {
         if (error === undefined) return;   // ended by the server: opened again
         failures += 1;
         failingSince ??= Date.now();
-        if (!retryable(error, WATCH_RETRY_CODES)) fail(error);
+        if (!watchRetryable(error)) fail(error);
         else if (Date.now() - failingSince > this.policy.giveUpAfterMs) fail(error);
       },
+      retry: (error) => watchRetryable(error),
     }).finally(() => {
       ended = true;
       wake?.();
@@ -174,8 +158,8 @@ export class BeloteClient {
         }
         if (failure) throw failure;
         if (ended || stop.signal.aborted) {
-          throw failure ?? new BeloteError(new TableError(Code.Unavailable,
-            "the watch stream ended and cannot be opened again", ""), failures);
+          throw failure ?? new BeloteError(new TableError(Code.Unavailable, "",
+            "the watch stream ended and cannot be opened again"), failures);
         }
         await new Promise<void>((resolve) => { wake = resolve; });
         wake = undefined;

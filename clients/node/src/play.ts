@@ -4,13 +4,13 @@
 //                      [--level NORMAL] [--name node] [--timeout 120] [--seed 1]
 //
 // Creates a table, takes seat 0, seats three bots, follows the table's watch stream and, each
-// time it is its turn, takes one of the legal actions the server lists (GetLegalActions, then
-// Act). Prints each deal's score, then "table: <id>" and "score: <team 0> - <team 1>"; exits 0
-// when the game is over, 1 on an error or after --timeout seconds.
+// time it is its turn, takes one of the legal actions the server lists: the stream's event that
+// starts the seat's turn carries them (TableEvent.your_turn), so the stream and Act are all it
+// calls during the game. Prints each deal's score, then "table: <id>" and "score: <team 0> -
+// <team 1>"; exits 0 when the game is over, 1 on an error or after --timeout seconds.
 import { parseArgs } from "node:util";
 import { BeloteClient, BeloteError, BotLevel, Code } from "./belote";
-import { DealOutcome } from "../../web/src/gen/belote/v1/events_pb";
-import { Contract, Rank, Suit, type Action } from "../../web/src/gen/belote/v1/cards_pb";
+import { Contract, DealOutcome, Rank, Suit, type Action } from "@belote/client";
 
 function usage(message: string): never {
   process.stderr.write(`play.mjs: ${message}\n`);
@@ -99,12 +99,13 @@ async function main(): Promise<void> {
         `${client.reconnects} reconnections)`);
       break;
     }
-    const legal = await client.legalActions(tableId, me.seatToken);
-    if (!legal.yourTurn) continue;
-    const action = legal.actions[Math.floor(random() * legal.actions.length)];
+    const turn = event.yourTurn;
+    if (turn === undefined) continue;      // the table does not wait for us after this event
+    const action = turn.actions[Math.floor(random() * turn.actions.length)];
     try {
-      // expected_version: nothing may happen between reading the legal actions and acting.
-      await client.act(tableId, me.seatToken, action, legal.version);
+      // expected_version: the turn's, so nothing may have happened since (else ABORTED, and
+      // the event that moved the table brings the turn again if it is still ours).
+      await client.act(tableId, me.seatToken, action, turn.version);
       actions += 1;
     } catch (err) {
       if (!(err instanceof BeloteError) || err.code !== Code.Aborted) {

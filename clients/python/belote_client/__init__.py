@@ -9,9 +9,9 @@
             await table.add_bot()
         async for event in me.watch():          # resumed after any disconnection
             ...
-            legal = await me.legal_actions()
-            if legal.your_turn:
-                await me.act(legal.actions[0])  # retried with the same request id if need be
+            if event.HasField("your_turn"):     # the table waits for you: here is what you may do
+                turn = event.your_turn
+                await me.act(turn.actions[0], expected_version=turn.version)  # retried if need be
 
 Calls raise :class:`BeloteError` (``code``, ``message``, ``reason``). Requests and replies are
 the generated ``belote.v1`` messages (``belote.v1.table_service_pb2`` and friends), which this
@@ -31,9 +31,11 @@ from .cards import (
 )
 from .client import BeloteClient, CreatedTable, RetryPolicy, Seat, TableWatch, new_request_id
 from .errors import BeloteError
+from .fold import TableState, fold_event, fold_events, initial_state
 
 __all__ = [
-    "BeloteClient", "BeloteError", "CreatedTable", "RetryPolicy", "Seat", "TableWatch",
+    "BeloteClient", "BeloteError", "CreatedTable", "RetryPolicy", "Seat", "TableState", "TableWatch",
+    "fold_event", "fold_events", "initial_state",
     "action_text", "announcement_text", "bid_action", "bid_text", "card_action", "card_text",
     "contract_text", "new_request_id", "parse_card", "sort_hand",
 ]

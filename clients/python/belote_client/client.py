@@ -10,6 +10,10 @@ Two promises of the server make clients simple, and this module keeps both for y
   connection drops, the server restarts or ends the stream) is opened again from the last
   sequence seen + 1, and the caller sees every event exactly once, in order.
 
+A seat's own stream also says when the table waits for it: the event after which it is to act
+carries ``your_turn`` (its legal actions, the version to act at, the turn timer's deadline), so
+a seat that watches needs no GetLegalActions during a game (:attr:`TableWatch.your_turn`).
+
 Everything else is a thin, typed layer over the generated stubs: requests and replies are the
 ``belote.v1`` protobuf messages.
 """
@@ -177,7 +181,8 @@ class BeloteClient:
         return await self.call("GetTable", pb.GetTableRequest(table_id=table_id), token)
 
     async def legal_actions(self, table_id: str, token: str) -> pb.GetLegalActionsResponse:
-        """What the seat may do now (empty ``actions`` unless ``your_turn``)."""
+        """What the seat may do now (empty ``actions`` unless ``your_turn``). A seat that
+        watches its table learns the same from its stream (:attr:`TableWatch.your_turn`)."""
         return await self.call("GetLegalActions", pb.GetLegalActionsRequest(table_id=table_id),
                                token)
 
@@ -234,6 +239,9 @@ class TableWatch:
     again from ``next_sequence`` (the last sequence yielded + 1), and any event below it that
     a server would send again is dropped. ``reconnects`` counts the reopenings. Other errors,
     and failing for longer than ``RetryPolicy.give_up_after``, raise :class:`BeloteError`.
+
+    On a seat's stream, :attr:`your_turn` says whether the table waits for that seat after the
+    last event yielded, and what it may do then.
     """
 
     def __init__(self, client: BeloteClient, table_id: str, token: str | None,
@@ -243,6 +251,10 @@ class TableWatch:
         self.token = token
         self.next_sequence = max(1, from_sequence)
         self.reconnects = 0
+        #: The ``your_turn`` of the last event yielded (the seat is to act at its ``version``,
+        #: with its ``actions``), or None when that event carried none: it is not the seat's
+        #: turn. A reconnection that brings no new event leaves it: the table has not moved.
+        self.your_turn: events_pb2.YourTurn | None = None
         self._call = None
         self._closed = False
         self._events: AsyncIterator[events_pb2.TableEvent] | None = None
@@ -282,6 +294,7 @@ class TableWatch:
                         continue  # already yielded before a reconnection: never twice
                     self.next_sequence = event.sequence + 1
                     failures, failing_since = 0, None
+                    self.your_turn = event.your_turn if event.HasField("your_turn") else None
                     yield event
             except grpc.aio.AioRpcError as err:
                 if self._closed or err.code() == grpc.StatusCode.CANCELLED:

@@ -1,7 +1,7 @@
 // How the game's values read on the page: suits by symbol, colour and name (never colour
 // alone), ranks, contracts, bids and announcements.
 import { AnnouncementKind, Contract, Rank, Suit, type Action, type Announcement, type Bid,
-  type Card } from "./gen/belote/v1/cards_pb";
+  type Card } from "@belote/client";
 
 export const SUITS: Record<number, { symbol: string; name: string; red: boolean; letter: string }> = {
   [Suit.CLUBS]: { symbol: "♣", name: "clubs", red: false, letter: "C" },

@@ -1,11 +1,12 @@
-// The page: a lobby (#/) and a table (#/table/<id>). Everything shown comes from the server:
-// the table's view for this viewer (GetTable), the actions it may take (GetLegalActions) and
-// the stream of events (WatchTable); a refused action shows the server's own message.
+// The page: a lobby (#/) and a table (#/table/<id>). Everything shown comes from the server's
+// stream of events (WatchTable), folded by @belote/client into what GetTable would show this
+// viewer, with the moves its seat may make (your_turn): nothing polls during a game. A refused
+// action shows the server's own message.
 import { Code } from "@connectrpc/connect";
-import { BotLevel, type TableEvent } from "./gen/belote/v1/events_pb";
-import type { Action, Card } from "./gen/belote/v1/cards_pb";
-import { DealPhase, SeatOccupant, TableStatus, type GetLegalActionsResponse, type Table,
-  type TableSummary } from "./gen/belote/v1/table_service_pb";
+import { BotLevel, foldEvent, initialState, readState, SPECTATOR, writeState, type TableEvent,
+  type TableState, type YourTurn } from "@belote/client";
+import type { Action, Card } from "@belote/client";
+import { DealPhase, SeatOccupant, TableStatus, type Table, type TableSummary } from "@belote/client";
 import { actionName, announcementName, bidName, cardFace, cardKey, cardName, contractName }
   from "./cards";
 import { bearer, call, requestId, tableClient, TableError, watchTable } from "./client";
@@ -46,12 +47,12 @@ function fail(err: unknown): void {
 }
 
 // What this browser remembers of a table: the seat token (the only proof of the seat), the
-// last event seen (the stream resumes after it), the last trick and the chat shown.
+// host token, a private table's password, and the state folded so far (its stream resumes
+// after `lastSequence`, the state's version, instead of from the table's first event).
 interface Remembered {
   token?: string; seat?: number; hostToken?: string; password?: string;
-  lastSequence?: string; lastTrick?: TrickCard[]; trick?: TrickCard[]; chat?: string[];
+  lastSequence?: string; state?: string;
 }
-interface TrickCard { seat: number; card: string; name: string; winner?: boolean }
 
 // A page that only watches keeps its own memory, so it never drops the seat of the same table.
 const memoryKey = (tableId: string, watching = false) =>
@@ -196,8 +197,8 @@ async function createTable(name: string, preset: string, target: string, bots: b
 // ------------------------------------------------------------------------------------ table
 
 interface TableScreen {
-  tableId: string; key: string; memory: Remembered; view?: Table; legal?: GetLegalActionsResponse;
-  refused: Map<string, string>; abort: AbortController; refreshing: boolean; again: boolean;
+  tableId: string; key: string; memory: Remembered; state: TableState; view?: Table;
+  legal?: YourTurn; refused: Map<string, string>; abort: AbortController; drawing: boolean;
   shown?: string;
 }
 
@@ -208,98 +209,64 @@ let current: TableScreen | undefined;
 function showTable(tableId: string, watchOnly: boolean): void {
   const key = memoryKey(tableId, watchOnly);
   const memory = remember(key);
-  const screen: TableScreen = { tableId, key, memory, refused: new Map(), abort: new AbortController(),
-    refreshing: false, again: false };
+  const viewer = memory.token !== undefined && memory.seat !== undefined ? memory.seat : SPECTATOR;
+  const state = readState(memory.state, tableId, viewer) ?? initialState(tableId, viewer);
+  const screen: TableScreen = { tableId, key, memory, state, refused: new Map(),
+    abort: new AbortController(), drawing: false };
   current = screen;
   app.replaceChildren(el("section", { id: "table", "data-table-id": tableId }, "Loading…"));
   const tick = window.setInterval(() => showTimers(screen), 1000);
   leaveView = () => { screen.abort.abort(); clearInterval(tick); current = undefined; };
-  void refresh(screen).then(() => {
-    const from = BigInt(memory.lastSequence ?? "0") + 1n;
-    void watchTable(client, tableId, {
-      token: memory.token, password: memory.password, fromSequence: from, signal: screen.abort.signal,
-      onEvent: (event) => onEvent(screen, event),
-      onState: (connected, error) => {
-        connection.textContent = connected ? "connected" : "reconnecting…";
-        connection.dataset.connected = String(connected);
-        if (error && error.code !== Code.Unavailable) fail(error);
-      },
-    });
+  if (state.version > 0n) draw(screen);
+  // From the event after the state kept (the whole log the first time); a lost connection
+  // resumes after the last event delivered.
+  void watchTable(client, tableId, {
+    token: memory.token, password: memory.password, fromSequence: state.version + 1n,
+    signal: screen.abort.signal,
+    onEvent: (event) => onEvent(screen, event),
+    onState: (connected, error) => {
+      connection.textContent = connected ? "connected" : "reconnecting…";
+      connection.dataset.connected = String(connected);
+      if (error) refused(screen, error);
+    },
   });
 }
 
 function onEvent(screen: TableScreen, event: TableEvent): void {
-  const m = screen.memory;
-  m.lastSequence = event.sequence.toString();
-  const names = (seat: number) => screen.view?.seats[seat]?.displayName || `seat ${seat}`;
-  switch (event.body.case) {
-    case "cardPlayed": {
-      const { seat, card } = event.body.value;
-      if (card) m.trick = [...(m.trick ?? []), { seat, card: cardKey(card), name: cardName(card) }];
-      break;
-    }
-    case "trickWon": {
-      const winner = event.body.value.winner;
-      m.lastTrick = (m.trick ?? []).map((t) => ({ ...t, winner: t.seat === winner }));
-      m.trick = [];
-      break;
-    }
-    case "dealStarted":
-      m.trick = [];
-      break;
-    case "chatPosted": {
-      const { displayName, text } = event.body.value;
-      m.chat = [...(m.chat ?? []), `${displayName}: ${text}`].slice(-50);
-      break;
-    }
-    case "seatLeft":
-      if (event.body.value.seat === m.seat) m.chat = [...(m.chat ?? []), `${names(m.seat)} left`];
-      break;
-    default:
-      break;
+  screen.state = foldEvent(screen.state, event);
+  // One redraw for the events that come together (a backlog, a card and the trick it won).
+  if (!screen.drawing) {
+    screen.drawing = true;
+    window.setTimeout(() => {
+      screen.drawing = false;
+      draw(screen);
+      screen.memory.state = writeState(screen.state);
+      screen.memory.lastSequence = screen.state.version.toString();
+      keep(screen.key, screen.memory);
+    }, 0);
   }
-  keep(screen.key, m);
-  void refresh(screen);
 }
 
-/** GetTable and GetLegalActions for this viewer, then render; calls that come while one is
- * running are folded into one more. */
-async function refresh(screen: TableScreen): Promise<void> {
-  if (screen.refreshing) { screen.again = true; return; }
-  screen.refreshing = true;
-  try {
-    do {
-      screen.again = false;
-      const { tableId, memory } = screen;
-      try {
-        screen.view = await call(() => client.getTable({ tableId, password: memory.password ?? "" },
-          bearer(memory.token)));
-      } catch (err) {
-        if (err instanceof TableError && memory.token
-          && (err.code === Code.Unauthenticated || err.code === Code.PermissionDenied)) {
-          delete memory.token; delete memory.seat;  // not this seat's any more: watch instead
-          keep(screen.key, memory);
-          screen.again = true;
-          continue;
-        }
-        throw err;
-      }
-      screen.legal = undefined;
-      if (memory.token && screen.view.status === TableStatus.PLAYING) {
-        screen.legal = await call(() => client.getLegalActions({ tableId }, bearer(memory.token)));
-        // A bot moved between the two answers: they do not describe one moment, ask again.
-        if (screen.legal.version !== screen.view.version) { screen.again = true; continue; }
-      }
-      render(screen);
-    } while (screen.again);
-  } catch (err) {
-    fail(err);
-    if (err instanceof TableError && err.code === Code.PermissionDenied && !screen.memory.password) {
-      askPassword(screen);
-    }
-  } finally {
-    screen.refreshing = false;
+function draw(screen: TableScreen): void {
+  screen.view = screen.state.table;
+  screen.legal = screen.state.yourTurn;
+  render(screen);
+}
+
+/** The stream was refused: a seat token that holds no seat here any more watches as a
+ * spectator; a private table asks its password; anything else is shown. */
+function refused(screen: TableScreen, err: TableError): void {
+  if (err.code === Code.Unavailable) return;
+  const { memory } = screen;
+  if (memory.token && (err.code === Code.Unauthenticated || err.code === Code.PermissionDenied)) {
+    delete memory.token; delete memory.seat;  // not this seat's any more: watch instead
+    delete memory.state; delete memory.lastSequence;
+    keep(screen.key, memory);
+    if (screen === current) route();
+    return;
   }
+  fail(err);
+  if (err.code === Code.PermissionDenied && !memory.password) askPassword(screen);
 }
 
 function askPassword(screen: TableScreen): void {
@@ -312,7 +279,7 @@ function askPassword(screen: TableScreen): void {
     screen.memory.password = input.value;
     keep(screen.key, screen.memory);
     say("");
-    void refresh(screen);
+    route();
   });
   app.replaceChildren(el("section", { id: "table", "data-table-id": screen.tableId }, form));
 }
@@ -322,8 +289,7 @@ function render(screen: TableScreen): void {
   if (!view || screen !== current) return;
   // Nothing new, nothing redrawn: the focus and a click in progress stay where they are.
   const shown = [view.version, view.rematchVotes.length, view.closed, screen.legal?.version,
-    screen.legal?.yourTurn, [...screen.refused.keys()].join(), screen.memory.chat?.length,
-    screen.memory.token].join("|");
+    [...screen.refused.keys()].join(), screen.state.chat.length, screen.memory.token].join("|");
   if (shown === screen.shown) return;
   screen.shown = shown;
   const game = view.game;
@@ -335,7 +301,7 @@ function render(screen: TableScreen): void {
   const relation = (s: number) => mySeat < 0 ? (s % 2 === 0 ? "north–south" : "east–west")
     : s === mySeat ? "you" : s === (mySeat + 2) % 4 ? "partner" : "opponent";
   const playing = view.status === TableStatus.PLAYING;
-  const yourTurn = !!screen.legal?.yourTurn;
+  const yourTurn = screen.legal !== undefined;
 
   const seats = [0, 1, 2, 3].map((offset) => {
     const s = (me + offset) % 4;
@@ -365,10 +331,11 @@ function render(screen: TableScreen): void {
   const trick = el("ol", { id: "trick", "aria-label": "the trick on the table" }, ...trickCards);
   const turned = game?.turnedCard && game.phase === DealPhase.AUCTION
     ? el("p", { id: "turned" }, "Turned up: ", cardFace(game.turnedCard)) : null;
-  const last = (screen.memory.lastTrick ?? []);
+  const last = game?.lastTrick;
   const lastTrick = el("section", { id: "last-trick", class: "panel" }, el("h3", {}, "Last trick"),
-    last.length ? el("ol", {}, ...last.map((t) => el("li", { "data-card": t.card },
-      `${seatName(t.seat)}: ${t.name}${t.winner ? " (won it)" : ""}`))) : "none yet");
+    last?.cards.length ? el("ol", {}, ...last.cards.map((t) => el("li", { "data-card": t.card ? cardKey(t.card) : "" },
+      `${seatName(t.seat)}: ${t.card ? cardName(t.card) : ""}${t.seat === last.winner ? " (won it)" : ""}`)))
+      : "none yet");
 
   const team = mySeat >= 0 ? mySeat % 2 : 0;
   const totals = game?.totals ?? [0, 0];
@@ -405,7 +372,7 @@ function render(screen: TableScreen): void {
       yourTurn && game?.phase === DealPhase.CARD_PLAY)));
 
   const chatList = el("ol", { id: "chat-log", "aria-live": "polite" },
-    ...(screen.memory.chat ?? []).map((line) => el("li", {}, line)));
+    ...screen.state.chat.slice(-50).map((m) => el("li", {}, `${m.displayName}: ${m.text}`)));
   const chatInput = el("input", { id: "chat-input", maxlength: "500", "aria-label": "chat message" });
   const chat = el("form", { id: "chat", class: "panel" }, el("h3", {}, "Chat"), chatList, chatInput,
     el("button", { id: "chat-send", type: "submit" }, "Send"));
@@ -490,8 +457,8 @@ async function act(screen: TableScreen, action: Action, card?: string): Promise<
   } catch (err) {
     fail(err);
     if (card && err instanceof TableError) screen.refused.set(card, err.message);
+    render(screen);     // the refusal marked on its card (the table itself did not move)
   }
-  await refresh(screen);
 }
 
 async function sit(screen: TableScreen, seat: number): Promise<void> {
@@ -545,7 +512,6 @@ async function voteRematch(screen: TableScreen): Promise<void> {
   } catch (err) {
     fail(err);
   }
-  await refresh(screen);
 }
 
 async function leave(screen: TableScreen): Promise<void> {

@@ -2,7 +2,8 @@
 (a seat's last stream closing disconnects it), spectators' places and their chat's rate.
 
 A stream reads the log a page at a time (from the repository's tail of this process's appends
-when it can) and waits for the next append with no timeout: the store wakes it.
+when it can) and waits for the next append with no timeout: the store wakes it. A seat's own
+stream also says when the table waits for it, and what it may do (app/turns.py).
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ from belote.table.views import SPECTATOR, Redactor
 from belote.v1 import events_pb2 as epb
 
 from . import errors as err
+from .access import sha256
 from .deals import deciding
 from .display_names import check_display_name, looks_like
 from .limits import Spectators, Window, caller_key
 from .presence import SeatPresence
 from .repository import existing_table
+from .turns import SeatTurns
 
 
 class Watching:
@@ -67,6 +70,8 @@ class Watching:
                                    f"at most {self.spectators.per_caller} spectator streams of "
                                    "one table from one caller: close one first")
         redactor = Redactor(viewer)
+        # Only a seat's own stream: a spectator (the host's token included) has no turn.
+        turns = SeatTurns(self._tables, table_id, viewer, sha256(token or "")) if viewer >= 0 else None
         seen = 0
         metrics.WATCH_STREAMS.inc()
         seat_lease = await self.seats_present.arrive(table_id, viewer) if viewer >= 0 else None
@@ -79,8 +84,16 @@ class Watching:
                     for event in await self._tables.events_after(table_id, seen, upto):
                         shown = redactor.see(event)
                         seen = event.sequence
+                        if turns is not None:
+                            turns.saw(event.WhichOneof("body"), seen)
+                            # Only the newest event can be one the table waits at.
+                            if seen == upto and seen >= first:
+                                shown = await turns.attach(shown, shared=shown is event)
                         if seen >= first:
                             yield shown
+                        if viewer >= 0 and event.WhichOneof("body") == "seat_left" and \
+                                event.seat_left.seat == viewer:
+                            await self._check_still_held(table_id, viewer, token)
                     event = shown = None  # nor the last event and its copy
                 # No timeout: appends wake it (other processes' through the store's poller), and
                 # so does the shutdown (store.events.stop_waits).
@@ -91,6 +104,15 @@ class Watching:
                 self._spawn(self.spectators.leave(place))
             if seat_lease is not None:
                 self.seats_present.depart(table_id, viewer, seat_lease, closing=self._closing.is_set())
+
+    async def _check_still_held(self, table_id: str, seat: int, token: str | None) -> None:
+        """After the seat's SeatLeft: its stream goes on only while its token still holds the
+        seat (a takeover bot playing for it, or taken back since); else it ends before the
+        next holder's cards could reach it."""
+        state = await self._tables.load(table_id)
+        if state.seat_of_token_hash(sha256(token or "")) != seat:
+            raise err.AppError("SEAT_LEFT", "you left this seat: watch the table as a spectator "
+                                            "(WatchTable without your seat token)")
 
     async def check_spectator_chat(self, state: TableState, name: str, peer: str | None,
                                    token: str | None, holder: str) -> str:

@@ -4,9 +4,11 @@ On start it creates a table, takes a seat and seats three bots, or joins the tab
 given: with the seat token kept from an earlier run there (``kept_seats``), it takes that seat
 back. The seat it holds is kept at once, for ``belote play --resume``. Then two tasks run: one
 follows the table's watch stream (resumed after any disconnection) and writes each event to the
-log; one redraws the screen from the server's view of the table and the seat's legal actions
-whenever an event came. Keys act: the server decides, and a refused
-action shows the server's own message ("you must follow hearts").
+log and folds it into the table's state (``belote_client.fold``: what GetTable would show);
+one redraws the screen from that state whenever an event came. The seat's legal actions come
+with the stream (``your_turn`` on the event that starts its turn): nothing polls during the
+game, one GetTable at the start. Keys act: the server decides, and a refused action shows the server's own
+message ("you must follow hearts").
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import asyncio
 from typing import ClassVar
 
 import grpc
-from belote_client import BeloteClient, BeloteError, RetryPolicy, Seat, action_text
+from belote_client import BeloteClient, BeloteError, RetryPolicy, Seat, TableWatch, action_text
+from belote_client.fold import TableState, fold_event, initial_state
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -94,6 +97,8 @@ class PlayApp(App):
         self.log_lines: list[str] = []
         self._unlogged: list[str] = []
         self._dirty = asyncio.Event()
+        self._watch: TableWatch | None = None
+        self._state: TableState = initial_state("", -1)   # the table folded from the stream
         self._acting = False
         #: Set once the first view of the table is on screen.
         self.ready = asyncio.Event()
@@ -131,6 +136,7 @@ class PlayApp(App):
         except BeloteError as err:
             self.exit(return_code=1, message=f"belote play: {err}")
             return
+        self._state = initial_state(seat.table_id, table.your_seat)
         clockwise = table.options.get("play_direction") == "clockwise"
         self.model = TableModel(Player(table.your_seat, clockwise), table=table)
         if self.kept_seats is not None:
@@ -224,8 +230,10 @@ class PlayApp(App):
 
     async def _watch_loop(self) -> None:
         assert self.client is not None and self.model is not None
+        self._watch = self.client.watch(self.table_id, self.token)
         try:
-            async for event in self.client.watch(self.table_id, self.token):
+            async for event in self._watch:
+                self._state = fold_event(self._state, event)
                 line = self.model.on_event(event)
                 if line:
                     self._unlogged.append(line)  # written with the next redraw
@@ -234,25 +242,29 @@ class PlayApp(App):
             self._say(f"Lost the table: {err}", "bold red")
 
     async def _refresh_loop(self) -> None:
+        """Redraw from the table folded from the stream (no GetTable during the game)."""
         assert self.client is not None and self.model is not None
         while True:
             await self._dirty.wait()
             self._dirty.clear()
-            try:
-                # The view and the legal actions of one version of the table.
-                for _ in range(5):
-                    legal = await self.client.legal_actions(self.table_id, self.token)
-                    table = await self.client.get_table(self.table_id, self.token)
-                    if table.version == legal.version:
-                        break
-            except BeloteError as err:
-                self._say(f"Cannot read the table: {err}", "bold red")
-                await asyncio.sleep(1.0)
-                self._dirty.set()
-                continue
-            self.model.table, self.model.legal = table, legal
+            if self._state.version < self.model.table.version:
+                continue            # the stream has not caught up with the first view yet
+            table = self._state.table
+            self.model.table, self.model.legal = table, self._legal_at(table)
             self._draw()
             self.ready.set()
+
+    def _legal_at(self, table: pb.Table) -> pb.GetLegalActionsResponse:
+        """What the seat may do at the view's version, as the stream told it: the turn its
+        newest event carried when that event is the view's version. Otherwise nothing yet: a
+        view ahead of the stream waits for the events to come, which redraw (a turn always
+        comes on the table's newest event)."""
+        legal = pb.GetLegalActionsResponse(version=table.version, seat=table.your_seat)
+        turn = self._watch.your_turn if self._watch is not None else None
+        if turn is not None and turn.version == table.version:
+            legal.your_turn = True
+            legal.actions.extend(turn.actions)
+        return legal
 
     def _draw(self) -> None:
         """Redraw everything at once, log included: the screen changes in one step, never

@@ -220,6 +220,14 @@ def _game_view(state: TableState, viewer: int) -> tpb.GameView:
         view.trick_number = play.trick_number + 1
         view.tricks_won.extend(play.tricks_won)
         view.announcements.extend(_shown_announcements(state))
+    # The deal's play, and its tricks, stay until the next deal starts (Game._reset_deal): the
+    # 8th trick shows once the game is over, and a new deal or game clears it.
+    if play is not None and play.tricks:
+        leader, cards, winner, _points = play.tricks[-1]
+        last = view.last_trick
+        last.trick_number, last.winner = len(play.tricks), winner
+        for i, card in enumerate(cards):
+            last.cards.add(seat=(leader + i) & 3, card=card_to_pb(card))
     if state.last_score is not None:
         view.last_deal.CopyFrom(deal_score_view(state.last_score))
     return view
