@@ -66,10 +66,11 @@ def test_the_page_goes_to_the_directory_the_server_serves():
     assert _args("with-page", "COPY") == ["--from=web /src/clients/web/dist/ /tmp/web/"]
     runs = " ".join(_args("with-page", "RUN"))
     # The destination is the server's own STATIC_ROOT, asked of the installed package, and the
-    # build fails unless index.html and app.js are found there.
+    # build fails unless index.html and the page's script (app.<hash>.js) are found there.
     assert "from belote.api.web import STATIC_ROOT; print(STATIC_ROOT)" in runs
     assert 'cp -R /tmp/web/. "$web_root"/' in runs
     assert "(STATIC_ROOT / 'index.html').is_file()" in runs
+    assert "any(STATIC_ROOT.glob('app.*.js'))" in runs
     assert f'case "$web_root" in {VENV}/*)' in runs
     # STATIC_ROOT sits at most three levels above the package: for the image's install
     # (/opt/belote/lib/python3.11/site-packages/belote) that is inside /opt/belote, which is

@@ -41,6 +41,8 @@ const FINAL_CODES = new Set([Code.NotFound, Code.PermissionDenied, Code.Unauthen
 export function watchTable(client: TableClient, tableId: string, opts: {
   token?: string; password?: string; fromSequence: bigint; signal: AbortSignal;
   onEvent: (event: TableEvent) => void; onState?: (connected: boolean, error?: BeloteError) => void;
+  /** The server answered an opening of the stream (onState(true) comes before any answer). */
+  onOpen?: () => void;
 }): Promise<void> {
   return watchEvents(client, tableId, { ...opts, retry: (failed) => !FINAL_CODES.has(failed.code) });
 }

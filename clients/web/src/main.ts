@@ -3,13 +3,14 @@
 // viewer, with the moves its seat may make (your_turn): nothing polls during a game. A refused
 // action shows the server's own message.
 import { Code } from "@connectrpc/connect";
-import { BotLevel, foldEvent, initialState, readState, SPECTATOR, writeState, type TableEvent,
-  type TableState, type YourTurn } from "@belote/client";
+import { BotLevel, foldEvent, initialState, readState, retryable, SPECTATOR, writeState,
+  type TableEvent, type TableState, type YourTurn } from "@belote/client";
 import type { Action, Card } from "@belote/client";
 import { DealPhase, SeatOccupant, TableStatus, type Table, type TableSummary } from "@belote/client";
 import { actionName, announcementName, bidName, cardFace, cardKey, cardName, contractName }
   from "./cards";
 import { bearer, call, requestId, tableClient, TableError, watchTable } from "./client";
+import { reclaimSeat, takenOver } from "./reclaim";
 
 const client = tableClient();
 const app = document.getElementById("app") as HTMLElement;
@@ -35,9 +36,11 @@ function button(label: string, onClick: () => unknown, attrs: Record<string, str
   return b;
 }
 
-function say(text: string, reason = ""): void {
+/** Shows `text` in the message box: a refusal (its reason), or good news (`notice`). */
+function say(text: string, reason = "", notice = false): void {
   messageBox.textContent = text;
   messageBox.dataset.reason = reason;
+  messageBox.dataset.kind = notice ? "notice" : "error";
   messageBox.hidden = !text;
 }
 
@@ -200,6 +203,10 @@ interface TableScreen {
   tableId: string; key: string; memory: Remembered; state: TableState; view?: Table;
   legal?: YourTurn; refused: Map<string, string>; abort: AbortController; drawing: boolean;
   shown?: string;
+  /** The stream is lost (the server is away): nothing is clickable until it is back. */
+  down: boolean;
+  /** A JoinTable taking the seat back is on its way; one was tried for this takeover. */
+  reclaiming: boolean; reclaimTried: boolean;
 }
 
 // The table on screen: answers that arrive for one left since (a reload of the view after a
@@ -212,24 +219,70 @@ function showTable(tableId: string, watchOnly: boolean): void {
   const viewer = memory.token !== undefined && memory.seat !== undefined ? memory.seat : SPECTATOR;
   const state = readState(memory.state, tableId, viewer) ?? initialState(tableId, viewer);
   const screen: TableScreen = { tableId, key, memory, state, refused: new Map(),
-    abort: new AbortController(), drawing: false };
+    abort: new AbortController(), drawing: false, down: false, reclaiming: false, reclaimTried: false };
   current = screen;
   app.replaceChildren(el("section", { id: "table", "data-table-id": tableId }, "Loading…"));
   const tick = window.setInterval(() => showTimers(screen), 1000);
-  leaveView = () => { screen.abort.abort(); clearInterval(tick); current = undefined; };
+  const keys = (event: KeyboardEvent) => onKey(screen, event);
+  document.addEventListener("keydown", keys);
+  leaveView = () => {
+    screen.abort.abort(); clearInterval(tick); document.removeEventListener("keydown", keys);
+    current = undefined;
+  };
   if (state.version > 0n) draw(screen);
-  // From the event after the state kept (the whole log the first time); a lost connection
-  // resumes after the last event delivered.
-  void watchTable(client, tableId, {
-    token: memory.token, password: memory.password, fromSequence: state.version + 1n,
+  watch(screen);
+}
+
+/** Opens the table's stream from the event after the state kept (the whole log the first
+ * time); a lost connection resumes after the last event delivered. */
+function watch(screen: TableScreen): void {
+  const { memory } = screen;
+  let attempts = 0;
+  void watchTable(client, screen.tableId, {
+    token: memory.token, password: memory.password, fromSequence: screen.state.version + 1n,
     signal: screen.abort.signal,
-    onEvent: (event) => onEvent(screen, event),
+    onOpen: () => setConnected(screen, true),
+    onEvent: (event) => { setConnected(screen, true); onEvent(screen, event); },
     onState: (connected, error) => {
-      connection.textContent = connected ? "connected" : "reconnecting…";
-      connection.dataset.connected = String(connected);
-      if (error) refused(screen, error);
+      const attempt = ++attempts;
+      // An attempt is no answer yet (onOpen says when there is one); a stream lost, or ended
+      // by a server stopping, is opened again by watchTable.
+      if (connected) {
+        if (screen.down) void probe(screen, () => attempt === attempts);
+        return;
+      }
+      if (!error || retryable(error)) setConnected(screen, false);
+      else refused(screen, error);
     },
   });
+}
+
+/**
+ * Whether the server is back, for a stream opened again while it was away: the server answers
+ * a stream's opening only with its first event, and a table waiting for this very seat has none
+ * to send. A cheap call that the server answers, while the stream's attempt has not failed
+ * (`pending`), says the stream is being served.
+ */
+async function probe(screen: TableScreen, pending: () => boolean): Promise<void> {
+  await new Promise((resolve) => window.setTimeout(resolve, 300));  // a refused attempt fails by then
+  if (!pending() || !screen.down || screen.abort.signal.aborted) return;
+  try {
+    await client.listTables({ pageSize: 1 }, { signal: screen.abort.signal, timeoutMs: 5000 });
+  } catch {
+    return;  // still away: the stream's next attempt asks again
+  }
+  if (pending()) setConnected(screen, true);
+}
+
+/** The stream is up (an answer, an event) or lost: the banner, and the table clickable or not. */
+function setConnected(screen: TableScreen, up: boolean): void {
+  if (screen !== current) return;
+  connection.textContent = up ? "connected" : "Reconnecting…";
+  connection.dataset.connected = String(up);
+  if (screen.down !== up) return;
+  screen.down = !up;
+  render(screen);
+  if (up) checkTakenOver(screen);
 }
 
 function onEvent(screen: TableScreen, event: TableEvent): void {
@@ -243,6 +296,7 @@ function onEvent(screen: TableScreen, event: TableEvent): void {
       screen.memory.state = writeState(screen.state);
       screen.memory.lastSequence = screen.state.version.toString();
       keep(screen.key, screen.memory);
+      checkTakenOver(screen);
     }, 0);
   }
 }
@@ -253,27 +307,110 @@ function draw(screen: TableScreen): void {
   render(screen);
 }
 
-/** The stream was refused: a seat token that holds no seat here any more watches as a
- * spectator; a private table asks its password; anything else is shown. */
+/** The stream was refused for good: a seat left to a takeover bot is taken back; a seat token
+ * that holds no seat here any more watches as a spectator; a private table asks its password
+ * (again, saying so, after a wrong one); anything else is shown, with the way back. */
 function refused(screen: TableScreen, err: TableError): void {
-  if (err.code === Code.Unavailable) return;
+  if (screen !== current) return;
+  connection.textContent = "";
+  delete connection.dataset.connected;
   const { memory } = screen;
+  if (memory.token && err.code === Code.PermissionDenied && err.reason === "SEAT_LEFT") {
+    void takeBack(screen, true);
+    return;
+  }
   if (memory.token && (err.code === Code.Unauthenticated || err.code === Code.PermissionDenied)) {
-    delete memory.token; delete memory.seat;  // not this seat's any more: watch instead
-    delete memory.state; delete memory.lastSequence;
+    watchInstead(screen);
+    return;
+  }
+  if (err.code === Code.PermissionDenied && err.reason === "WRONG_PASSWORD") {
+    // No password yet is no mistake: the prompt just asks for it.
+    if (memory.password !== undefined) fail(err);
+    else say("");
+    delete memory.password;
     keep(screen.key, memory);
-    if (screen === current) route();
+    askPassword(screen);
     return;
   }
   fail(err);
-  if (err.code === Code.PermissionDenied && !memory.password) askPassword(screen);
+  showProblem(screen, err);
+}
+
+/** The token holds no seat here any more: the page watches the table instead. */
+function watchInstead(screen: TableScreen): void {
+  const { memory } = screen;
+  delete memory.token; delete memory.seat;
+  delete memory.state; delete memory.lastSequence;
+  keep(screen.key, memory);
+  if (screen === current) route();
+}
+
+/** The table cannot be shown (no such table, say): why, and the way back to the lobby. */
+function showProblem(screen: TableScreen, err: TableError): void {
+  const text = err.code === Code.NotFound ? `There is no table with the id ${screen.tableId}.`
+    : `This table cannot be shown: ${err.message}`;
+  const back = button("Back to the lobby", () => { location.hash = "#/"; }, { id: "to-lobby" });
+  app.replaceChildren(el("section", { id: "table", "data-table-id": screen.tableId },
+    el("p", { id: "table-problem" }, text), back));
+  back.focus();
+}
+
+/** When the state shows this page's seat played by a takeover bot (it was away longer than the
+ * server's grace), the seat is taken back: once per takeover, after the events at hand. */
+function checkTakenOver(screen: TableScreen): void {
+  const { memory } = screen;
+  if (!memory.token || screen !== current || screen.down) return;
+  if (!takenOver(screen.state, memory.seat)) {
+    screen.reclaimTried = false;
+    return;
+  }
+  if (!screen.reclaimTried) void takeBack(screen, false);
+}
+
+/**
+ * JoinTable with the kept seat token. `reopen`: the stream ended (SEAT_LEFT) and is opened
+ * again as the seat once it is back; if the token holds the seat no more, the page watches.
+ */
+async function takeBack(screen: TableScreen, reopen: boolean): Promise<void> {
+  const { memory } = screen;
+  if (!memory.token || screen.reclaiming) return;
+  screen.reclaiming = true;
+  screen.reclaimTried = true;
+  const result = await reclaimSeat(client, screen.tableId, memory.token);
+  screen.reclaiming = false;
+  if (screen !== current) return;
+  switch (result.outcome) {
+    case "back":
+      memory.seat = result.seat;
+      keep(screen.key, memory);
+      say("You are back in your seat", "", true);
+      break;
+    case "held":
+      break;
+    case "later":  // the server is away: the next event, or the stream once back, tries again
+      screen.reclaimTried = false;
+      if (reopen) window.setTimeout(() => { if (screen === current) watch(screen); }, 1000);
+      return;
+    case "over":   // the game is over or the table closed: the bot's seat stays the bot's
+      if (result.error) fail(result.error);
+      if (reopen) watchInstead(screen);
+      return;
+    case "lost":
+      watchInstead(screen);
+      return;
+  }
+  if (reopen) watch(screen);
 }
 
 function askPassword(screen: TableScreen): void {
   if (screen !== current) return;
-  const input = el("input", { id: "table-password", type: "password" });
-  const form = el("form", { class: "panel" }, el("label", {}, "This table is private. Password ", input),
-    el("button", { type: "submit" }, "Open"));
+  const input = el("input", { id: "table-password", type: "password", autocomplete: "current-password",
+    required: "" });
+  const form = el("form", { class: "panel", id: "password-form" },
+    el("h2", {}, "A private table"),
+    el("label", {}, "This table is private: its password, to watch it ", input),
+    el("button", { type: "submit" }, "Open"),
+    button("Back to the lobby", () => { location.hash = "#/"; }, { id: "to-lobby" }));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     screen.memory.password = input.value;
@@ -282,6 +419,7 @@ function askPassword(screen: TableScreen): void {
     route();
   });
   app.replaceChildren(el("section", { id: "table", "data-table-id": screen.tableId }, form));
+  input.focus();
 }
 
 function render(screen: TableScreen): void {
@@ -289,7 +427,7 @@ function render(screen: TableScreen): void {
   if (!view || screen !== current) return;
   // Nothing new, nothing redrawn: the focus and a click in progress stay where they are.
   const shown = [view.version, view.rematchVotes.length, view.closed, screen.legal?.version,
-    [...screen.refused.keys()].join(), screen.state.chat.length, screen.memory.token].join("|");
+    [...screen.refused.keys()].join(), screen.state.chat.length, screen.memory.token, screen.down].join("|");
   if (shown === screen.shown) return;
   screen.shown = shown;
   const game = view.game;
@@ -370,6 +508,9 @@ function render(screen: TableScreen): void {
   const hand = el("div", { id: "hand", role: "group", "aria-label": "your hand" },
     ...(game?.yourHand ?? []).map((card) => handCard(screen, card, yourTurn && playable.has(cardKey(card)),
       yourTurn && game?.phase === DealPhase.CARD_PLAY)));
+  const shortcuts = mySeat >= 0 ? el("p", { id: "shortcuts", class: "hint" },
+    "Keys: 1–8 play that card of your hand, ← → move between cards, Enter plays the one in focus, "
+    + "P passes.") : null;
 
   const chatList = el("ol", { id: "chat-log", "aria-live": "polite" },
     ...screen.state.chat.slice(-50).map((m) => el("li", {}, `${m.displayName}: ${m.text}`)));
@@ -395,22 +536,63 @@ function render(screen: TableScreen): void {
       : `${game.winningTeam === 0 ? "North–south" : "East–west"} won.`)) : null;
 
   const section = el("section", { id: "table", "data-table-id": view.tableId, "data-your-seat": String(mySeat),
-    "data-version": view.version.toString(), "data-status": TableStatus[view.status] ?? "" },
+    "data-version": view.version.toString(), "data-status": TableStatus[view.status] ?? "",
+    "data-connection": screen.down ? "down" : "up" },
     el("h2", {}, `${view.name || "Table"} · ${view.preset}${view.isPrivate ? " · private" : ""}`),
     el("p", { class: "share" }, "Table id: ", el("code", {}, view.tableId)),
     final, turn,
     el("div", { class: "board" }, ...seats, el("div", { class: "centre" }, turned, trick)),
-    contract, hand, bidButtons, announceButtons,
+    contract, hand, bidButtons, announceButtons, shortcuts,
     el("div", { class: "columns" },
       el("section", { class: "panel" }, el("h3", {}, "Auction"), bids, el("h3", {}, "Announcements"), announced),
       lastTrick, scores, chat),
     controls);
+  // The server is away: nothing it would have to answer can be clicked (the lobby can).
+  if (screen.down) {
+    for (const b of section.querySelectorAll("button")) if (b.id !== "to-lobby") b.disabled = true;
+  }
   const focused = document.activeElement?.id;
+  // A move made from the hand or the bids (by click or key) keeps the focus there: the
+  // buttons are new after each event, and the focus would drop to the page.
+  const inPlay = !!document.activeElement?.closest("#hand, #bids, #announce");
   const typed = (document.getElementById("chat-input") as HTMLInputElement | null)?.value ?? "";
   app.replaceChildren(section);
   chatInput.value = typed;
   if (focused) document.getElementById(focused)?.focus();
+  else if (inPlay) focusPlay(section);
   showTimers(screen);
+}
+
+/** The focus after a redraw: the move to make now (a bid, a playable card), else the hand. */
+function focusPlay(section: HTMLElement): void {
+  for (const selector of ["#bids button", "#announce button", "#hand .card.playable", "#hand .card"]) {
+    const target = [...section.querySelectorAll<HTMLButtonElement>(selector)].find((b) => !b.disabled);
+    if (target) { target.focus(); return; }
+  }
+}
+
+/** The table's keys (listed on the page): 1–8 a card of the hand, arrows along the hand, P pass. */
+function onKey(screen: TableScreen, event: KeyboardEvent): void {
+  if (screen !== current || screen.down || event.ctrlKey || event.metaKey || event.altKey) return;
+  const target = event.target as HTMLElement | null;
+  if (target?.closest("input, textarea, select")) return;
+  const cards = [...document.querySelectorAll<HTMLButtonElement>("#hand .card")];
+  let chosen: HTMLButtonElement | undefined;
+  if (/^[1-8]$/.test(event.key)) {
+    chosen = cards[Number(event.key) - 1];
+    chosen?.focus();
+    chosen?.click();
+  } else if (event.key === "p" || event.key === "P") {
+    chosen = [...document.querySelectorAll<HTMLButtonElement>("#bids button")]
+      .find((b) => b.textContent === "pass");
+    chosen?.focus();
+    chosen?.click();
+  } else if ((event.key === "ArrowLeft" || event.key === "ArrowRight") && target?.closest("#hand")) {
+    const at = cards.indexOf(target as HTMLButtonElement);
+    chosen = cards[(at + (event.key === "ArrowLeft" ? cards.length - 1 : 1)) % cards.length];
+    chosen?.focus();
+  }
+  if (chosen) event.preventDefault();
 }
 
 function statusText(view: Table): string {
@@ -450,11 +632,20 @@ function handCard(screen: TableScreen, card: Card, playable: boolean, playing: b
 
 async function act(screen: TableScreen, action: Action, card?: string): Promise<void> {
   const { tableId, memory } = screen;
+  if (screen.down) return;
   try {
     await call(() => client.act({ tableId, action, requestId: requestId() }, bearer(memory.token)));
     screen.refused.clear();
     say("");
   } catch (err) {
+    if (err instanceof TableError && err.code === Code.PermissionDenied && err.reason === "SEAT_LEFT") {
+      await takeBack(screen, false);  // the seat's next turn comes through the stream
+      return;
+    }
+    if (err instanceof TableError && retryable(err)) {
+      say("The server did not answer: try again in a moment.");
+      return;
+    }
     fail(err);
     if (card && err instanceof TableError) screen.refused.set(card, err.message);
     render(screen);     // the refusal marked on its card (the table itself did not move)

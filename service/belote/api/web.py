@@ -1,5 +1,6 @@
 """The web port: TableService for browsers (api/connect.py) and the web client's static files at
-``/``, under uvicorn in the server's own event loop (HTTP/1.1, so a browser's fetch streams
+``/`` (its content-hashed assets cached for a year, the page revalidated by its ETag, each file
+gzipped once), under uvicorn in the server's own event loop (HTTP/1.1, so a browser's fetch streams
 WatchTable without HTTP/2).
 
 CORS: a page served from this port calls it same-origin and needs nothing. Pages of other
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gzip
+import hashlib
 import mimetypes
 import re
 import socket
@@ -22,6 +25,7 @@ import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 
 import structlog
 import uvicorn
@@ -37,7 +41,8 @@ log = structlog.get_logger("belote.web")
 STATIC_ROOT = Path(belote.__file__).resolve().parents[2] / "clients" / "web" / "dist"
 RPC_PREFIX = f"/{SERVICE.full_name}/"
 
-# The bundle's paths are short (index.html, app.js, style.css): a longer one is refused (414).
+# The bundle's paths are short (index.html, app.<hash>.js, style.<hash>.css): a longer one is
+# refused (414).
 MAX_PATH_CHARS = 1024
 # A NUL or another control character is in no URL path: such a request is malformed (400).
 CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]")
@@ -70,6 +75,17 @@ PAGE_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
 ]
+
+# What clients/web/build.mjs names after its content (esbuild's [hash]: 8 of A-Z and 2-7): a new
+# build is a new name, so a browser may keep such a file for a year without asking again. Any
+# other file (index.html, which names them) is revalidated on every visit by its ETag.
+HASHED_NAME = re.compile(r"[A-Za-z0-9_-]+\.[A-Z2-7]{8}\.(?:js|css)")
+IMMUTABLE = b"public, max-age=31536000, immutable"
+REVALIDATE = b"no-cache"
+# Below this a file goes as it is: gzip would save a few hundred bytes of one TCP segment.
+GZIP_MIN_BYTES = 1024
+# A token of Accept-Encoding and its weight: "gzip", "gzip;q=0.5", "*;q=0" (RFC 9110 12.5.3).
+ACCEPT_TOKEN = re.compile(r"\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*(?:;\s*q\s*=\s*([0-9.]+))?.*")
 
 NOT_BUILT = b"""<!doctype html><html lang="en"><meta charset="utf-8"><title>Belote</title>
 <body><h1>The web client was not built</h1>
@@ -112,6 +128,79 @@ async def _respond(send, status: int, body: bytes, headers: list[tuple[bytes, by
     await send({"type": "http.response.body", "body": body})
 
 
+def accepts_gzip(accept_encoding: str) -> bool:
+    """Whether an Accept-Encoding allows gzip: named (or x-gzip) with a weight above 0, or, when
+    not named, "*" with a weight above 0. No library of the server's parses this header (uvicorn
+    and connectrpc only compare names), hence these few lines."""
+    weights: dict[str, float] = {}
+    for token in accept_encoding.split(","):
+        if found := ACCEPT_TOKEN.fullmatch(token):
+            try:
+                weight = float(found.group(2) or 1)
+            except ValueError:
+                weight = 0.0  # "q=1.2.3": not a weight, so not an acceptance
+            weights[found.group(1).lower()] = weight
+    for name in ("gzip", "x-gzip", "*"):
+        if name in weights:
+            return weights[name] > 0
+    return False
+
+
+def etag_matches(if_none_match: str, etag: bytes) -> bool:
+    """If-None-Match's weak comparison (RFC 9110 13.1.2): "*", or one of its tags, W/ or not."""
+    tags = [tag.strip().removeprefix("W/") for tag in if_none_match.split(",")]
+    return "*" in tags or etag.decode() in tags
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """The bytes of one encoding of a file, and their strong ETag."""
+    body: bytes
+    etag: bytes
+
+    @classmethod
+    def of(cls, body: bytes) -> Encoded:
+        return cls(body, b'"' + hashlib.sha256(body).hexdigest()[:32].encode() + b'"')
+
+
+@dataclass(frozen=True)
+class StaticFile:
+    """A file of the bundle as it is served: its type, caching, and its encodings."""
+    content_type: bytes
+    cache_control: bytes
+    identity: Encoded
+    gzipped: Encoded | None  # None: small, or gzip would not make it smaller
+
+    @classmethod
+    def of(cls, name: str, body: bytes) -> StaticFile:
+        kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        if kind.startswith("text/") or kind.endswith("javascript"):
+            kind += "; charset=utf-8"
+        gzipped = None
+        if len(body) >= GZIP_MIN_BYTES:
+            # No timestamp in the header: every replica serves the same bytes, so one ETag.
+            packed = gzip.compress(body, compresslevel=9, mtime=0)
+            gzipped = Encoded.of(packed) if len(packed) < len(body) else None
+        return cls(kind.encode(), IMMUTABLE if HASHED_NAME.fullmatch(name) else REVALIDATE,
+                   Encoded.of(body), gzipped)
+
+    def choose(self, accept_encoding: str) -> Encoded:
+        """The encoding a request with this Accept-Encoding gets."""
+        if self.gzipped is not None and accepts_gzip(accept_encoding):
+            return self.gzipped
+        return self.identity
+
+    def headers(self, chosen: Encoded, *, not_modified: bool = False) -> list[tuple[bytes, bytes]]:
+        """The headers of `chosen` in a 200; in a 304 (`not_modified`), only those a cache
+        updates, none of the representation's (RFC 9110 15.4.5)."""
+        caching = [(b"cache-control", self.cache_control), (b"etag", chosen.etag)]
+        vary = [(b"vary", b"accept-encoding")] if self.gzipped is not None else []
+        if not_modified:
+            return [*caching, *vary, *PAGE_HEADERS]
+        encoding = [(b"content-encoding", b"gzip")] if chosen is self.gzipped else []
+        return [(b"content-type", self.content_type), *caching, *encoding, *vary, *PAGE_HEADERS]
+
+
 def rpc_refusal(scope) -> tuple[int, bytes, list[tuple[bytes, bytes]]] | None:
     """(status, message, headers) of an RPC request connectrpc must not see, as it would raise
     on it (a 500) or answer it with a 5xx; None for one it answers itself."""
@@ -145,6 +234,11 @@ class WebApp:
         self.rpc = table_service_app(servicer, log_key)
         self.cors = cors
         self.static_root = static_root.resolve()
+        # Each file of the bundle, read and gzipped once (at its first request, synchronously in
+        # the loop: no second request can start the same work meanwhile), by its path and the
+        # (inode, mtime, size) it had: a rebuilt file is read anew. Only files found in the
+        # bundle get an entry, so this holds no more than the bundle.
+        self._files: dict[str, tuple[tuple[int, int, int], StaticFile]] = {}
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
@@ -211,7 +305,7 @@ class WebApp:
             await _respond(send, 400, b"bad path", [(b"content-type", b"text/plain")])
             return
         relative = scope["path"].lstrip("/") or "index.html"
-        found = self._read(relative)
+        found = self._file(relative)
         if found is None:
             if relative == "index.html":
                 await _respond(send, 200, NOT_BUILT, [(b"content-type", b"text/html; charset=utf-8"),
@@ -219,25 +313,36 @@ class WebApp:
             else:
                 await _respond(send, 404, b"not found", [(b"content-type", b"text/plain")])
             return
-        name, body = found
-        kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
-        if kind.startswith("text/") or kind.endswith("javascript"):
-            kind += "; charset=utf-8"
-        await _respond(send, 200, b"" if scope["method"] == "HEAD" else body,
-                       [(b"content-type", kind.encode()), (b"cache-control", b"no-cache"),
-                        *PAGE_HEADERS])
+        chosen = found.choose(_header(scope, b"accept-encoding"))
+        if etag_matches(_header(scope, b"if-none-match"), chosen.etag):
+            await send({"type": "http.response.start", "status": 304,
+                        "headers": found.headers(chosen, not_modified=True)})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        # To a HEAD as to a GET, the same content-length: uvicorn sends no body (h11_impl).
+        await _respond(send, 200, chosen.body, found.headers(chosen))
 
-    def _read(self, relative: str) -> tuple[str, bytes] | None:
-        """(file name, content) of a file of the bundle, None if there is none at `relative`."""
+    def _file(self, relative: str) -> StaticFile | None:
+        """The file of the bundle at `relative` as served, None if there is none."""
         if not FILE_PATH.fullmatch(relative):
             return None
         try:
             path = (self.static_root / relative).resolve()
-            if not path.is_relative_to(self.static_root) or not path.is_file():
-                return None  # a symbolic link out of the bundle, a directory, nothing
-            return path.name, path.read_bytes()
-        except (OSError, RuntimeError):  # unreadable; RuntimeError: a link loop (Python < 3.13)
+            if not path.is_relative_to(self.static_root):
+                return None  # a symbolic link out of the bundle
+            info = path.stat()
+            if not S_ISREG(info.st_mode):
+                return None  # a directory
+            stamp = (info.st_ino, info.st_mtime_ns, info.st_size)
+            cached = self._files.get(relative)
+            if cached is not None and cached[0] == stamp:
+                return cached[1]
+            served = StaticFile.of(path.name, path.read_bytes())
+        except (OSError, RuntimeError):  # none, unreadable; RuntimeError: a link loop (Python < 3.13)
+            self._files.pop(relative, None)
             return None
+        self._files[relative] = (stamp, served)
+        return served
 
 
 class _Uvicorn(uvicorn.Server):

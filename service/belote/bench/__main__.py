@@ -7,7 +7,7 @@ import sys
 
 MODULES = ["rules_bench", "table_bench", "app_bench", "review_bench", "bots_bench", "pg_bench",
            "load_bench", "bots_load_bench", "abuse_bench", "slow_reader_bench", "sweep_bench", "web_bench",
-           "web_fuzz_bench", "web_client_bench"]
+           "web_fuzz_bench", "web_client_bench", "web_page_bench"]
 
 
 def main(argv: list[str]) -> int:
