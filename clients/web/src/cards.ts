@@ -2,6 +2,7 @@
 // alone), ranks, contracts, bids and announcements.
 import { AnnouncementKind, Contract, Rank, Suit, type Action, type Announcement, type Bid,
   type Card } from "@belote/client";
+import { backSvg, faceSvg } from "./card_svg";
 
 export const SUITS: Record<number, { symbol: string; name: string; red: boolean; letter: string }> = {
   [Suit.CLUBS]: { symbol: "♣", name: "clubs", red: false, letter: "C" },
@@ -26,21 +27,75 @@ export function cardName(card: Card): string {
   return `${RANKS[card.rank]?.name ?? "?"} of ${SUITS[card.suit]?.name ?? "?"}`;
 }
 
-/** A card face: rank and suit symbol, the suit's name in small text, red or black. */
+/** What a card shows, e.g. "7♣": the start of its accessible name (its visible label). */
+export function cardLabel(card: Card): string {
+  return `${RANKS[card.rank]?.short ?? "?"}${SUITS[card.suit]?.symbol ?? "?"}`;
+}
+
+/** A card face drawn in SVG (card_svg.ts), red or black; named "7♣ seven of clubs". */
 export function cardFace(card: Card, tag: "span" | "button" = "span"): HTMLElement {
   const suit = SUITS[card.suit];
   const face = document.createElement(tag);
   face.className = `card ${suit?.red ? "red" : "black"}`;
   face.dataset.card = cardKey(card);
-  face.setAttribute("aria-label", cardName(card));
-  const top = document.createElement("span");
-  top.className = "face";
-  top.textContent = `${RANKS[card.rank]?.short ?? "?"}${suit?.symbol ?? "?"}`;
-  const name = document.createElement("span");
-  name.className = "suit-name";
-  name.textContent = suit?.name ?? "";
-  face.append(top, name);
+  if (tag === "span") face.setAttribute("role", "img");
+  face.setAttribute("aria-label", `${cardLabel(card)} ${cardName(card)}`);
+  face.append(faceSvg(RANKS[card.rank]?.short ?? "?", suit?.letter ?? "?", suit?.red ?? false));
   return face;
+}
+
+/** A seat's hidden cards: a fan of `count` backs, with the count written beside it. */
+export function cardBacks(count: number): HTMLElement {
+  const fan = document.createElement("span");
+  fan.className = "backs";
+  fan.dataset.count = String(count);
+  fan.setAttribute("role", "img");
+  fan.setAttribute("aria-label", `${count} card${count === 1 ? "" : "s"}`);
+  const cards = document.createElement("span");
+  cards.className = "fan";
+  for (let i = 0; i < count; i++) cards.append(backSvg());
+  const number = document.createElement("span");
+  number.className = "count";
+  number.textContent = String(count);
+  fan.append(cards, number);
+  return fan;
+}
+
+// Ranks from the strongest down: trump order, and the plain order of the other suits.
+const TRUMP_ORDER = [Rank.JACK, Rank.NINE, Rank.ACE, Rank.TEN, Rank.KING, Rank.QUEEN, Rank.EIGHT, Rank.SEVEN];
+const PLAIN_ORDER = [Rank.ACE, Rank.TEN, Rank.KING, Rank.QUEEN, Rank.JACK, Rank.NINE, Rank.EIGHT, Rank.SEVEN];
+
+/** The hand as a player holds it: suits in groups, colours alternating where the suits held
+ * allow it (the trump first of its colour), each suit from its strongest card down in the contract's order
+ * (trump order for the trump suit, or every suit at all trump; plain order otherwise, and
+ * while the auction runs). */
+export function sortHand(cards: readonly Card[], contract: Contract): Card[] {
+  const held = [...new Set(cards.map((c) => c.suit))];
+  const trump = contract !== Contract.NO_TRUMP && contract !== Contract.ALL_TRUMP && SUITS[contract]
+    ? contract as number : undefined;
+  const blacks = [Suit.SPADES, Suit.CLUBS].filter((s) => held.includes(s));
+  const reds = [Suit.HEARTS, Suit.DIAMONDS].filter((s) => held.includes(s));
+  // The colour with more suits starts (else the trump's colour, else black): the only way
+  // three suits alternate.
+  const first = blacks.length > reds.length ? blacks : reds.length > blacks.length ? reds
+    : trump !== undefined && SUITS[trump]?.red ? reds : blacks;
+  const second = first === blacks ? reds : blacks;
+  if (trump !== undefined) {  // the trump leads its colour's list
+    for (const list of [first, second]) {
+      const at = list.indexOf(trump);
+      if (at > 0) list.unshift(...list.splice(at, 1));
+    }
+  }
+  const order: number[] = [];
+  for (let i = 0; i < Math.max(first.length, second.length); i++) {
+    if (first[i] !== undefined) order.push(first[i] as number);
+    if (second[i] !== undefined) order.push(second[i] as number);
+  }
+  const strength = (c: Card) => {
+    const inTrump = contract === Contract.ALL_TRUMP || c.suit === trump;
+    return (inTrump ? TRUMP_ORDER : PLAIN_ORDER).indexOf(c.rank);
+  };
+  return [...cards].sort((a, b) => order.indexOf(a.suit) - order.indexOf(b.suit) || strength(a) - strength(b));
 }
 
 export function contractName(contract: Contract): string {

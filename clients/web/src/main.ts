@@ -5,12 +5,16 @@
 import { Code } from "@connectrpc/connect";
 import { BotLevel, foldEvent, initialState, readState, retryable, SPECTATOR, writeState,
   type TableEvent, type TableState, type YourTurn } from "@belote/client";
-import type { Action, Card } from "@belote/client";
+import type { Action, Card, DealScored } from "@belote/client";
 import { DealPhase, SeatOccupant, TableStatus, type Table, type TableSummary } from "@belote/client";
-import { actionName, announcementName, bidName, cardFace, cardKey, cardName, contractName }
-  from "./cards";
+import { actionName, announcementName, bidName, cardBacks, cardFace, cardKey, cardLabel, cardName,
+  contractName, sortHand } from "./cards";
 import { bearer, call, requestId, tableClient, TableError, watchTable } from "./client";
 import { reclaimSeat, takenOver } from "./reclaim";
+import { DisplayQueue, pacingOff } from "./pacing";
+import { scoreSheet } from "./score_sheet";
+import { TrickDisplay } from "./trick";
+import { botBadge, cardsHeld, placesOf } from "./seats";
 
 const client = tableClient();
 const app = document.getElementById("app") as HTMLElement;
@@ -202,6 +206,12 @@ async function createTable(name: string, preset: string, target: string, bots: b
 interface TableScreen {
   tableId: string; key: string; memory: Remembered; state: TableState; view?: Table;
   legal?: YourTurn; refused: Map<string, string>; abort: AbortController; drawing: boolean;
+  /** What is drawn lags the state by the pacing of others' moves (pacing.ts). */
+  pacing: DisplayQueue;
+  /** The trick just won held on the table, the belote calls at their seats (trick.ts). */
+  trick: TrickDisplay;
+  /** The deals scored as far as drawn (the score sheet's rows). */
+  deals?: readonly DealScored[];
   shown?: string;
   /** The stream is lost (the server is away): nothing is clickable until it is back. */
   down: boolean;
@@ -219,7 +229,12 @@ function showTable(tableId: string, watchOnly: boolean): void {
   const viewer = memory.token !== undefined && memory.seat !== undefined ? memory.seat : SPECTATOR;
   const state = readState(memory.state, tableId, viewer) ?? initialState(tableId, viewer);
   const screen: TableScreen = { tableId, key, memory, state, refused: new Map(),
-    abort: new AbortController(), drawing: false, down: false, reclaiming: false, reclaimTried: false };
+    abort: new AbortController(), drawing: false, down: false, reclaiming: false, reclaimTried: false,
+    pacing: new DisplayQueue((shown, steps) => {
+      screen.trick.saw(steps);
+      draw(screen, shown);
+    }, pacingOff()),
+    trick: new TrickDisplay(() => render(screen)) };
   current = screen;
   app.replaceChildren(el("section", { id: "table", "data-table-id": tableId }, "Loading…"));
   const tick = window.setInterval(() => showTimers(screen), 1000);
@@ -227,9 +242,10 @@ function showTable(tableId: string, watchOnly: boolean): void {
   document.addEventListener("keydown", keys);
   leaveView = () => {
     screen.abort.abort(); clearInterval(tick); document.removeEventListener("keydown", keys);
+    screen.pacing.stop(); screen.trick.stop();
     current = undefined;
   };
-  if (state.version > 0n) draw(screen);
+  if (state.version > 0n) draw(screen, state);
   watch(screen);
 }
 
@@ -287,23 +303,27 @@ function setConnected(screen: TableScreen, up: boolean): void {
 
 function onEvent(screen: TableScreen, event: TableEvent): void {
   screen.state = foldEvent(screen.state, event);
-  // One redraw for the events that come together (a backlog, a card and the trick it won).
+  // One save for the events that come together (a backlog, a card and the trick it won),
+  // scheduled before the display queue's turn: nothing is drawn that is not kept yet.
   if (!screen.drawing) {
     screen.drawing = true;
     window.setTimeout(() => {
       screen.drawing = false;
-      draw(screen);
       screen.memory.state = writeState(screen.state);
       screen.memory.lastSequence = screen.state.version.toString();
       keep(screen.key, screen.memory);
       checkTakenOver(screen);
     }, 0);
   }
+  // The state is exact at once; what is drawn follows it at the pace of the display queue.
+  screen.pacing.push(screen.state, event);
 }
 
-function draw(screen: TableScreen): void {
-  screen.view = screen.state.table;
-  screen.legal = screen.state.yourTurn;
+/** Draws `shown`: the state the display queue has reached (the exact one at the viewer's turn). */
+function draw(screen: TableScreen, shown: TableState): void {
+  screen.view = shown.table;
+  screen.legal = shown.yourTurn;
+  screen.deals = shown.deals;
   render(screen);
 }
 
@@ -427,13 +447,14 @@ function render(screen: TableScreen): void {
   if (!view || screen !== current) return;
   // Nothing new, nothing redrawn: the focus and a click in progress stay where they are.
   const shown = [view.version, view.rematchVotes.length, view.closed, screen.legal?.version,
-    [...screen.refused.keys()].join(), screen.state.chat.length, screen.memory.token, screen.down].join("|");
+    [...screen.refused.keys()].join(), screen.state.chat.length, screen.memory.token, screen.down,
+    screen.trick.key()].join("|");
   if (shown === screen.shown) return;
   screen.shown = shown;
   const game = view.game;
   const mySeat = screen.memory.token !== undefined ? view.yourSeat : -1;
   const me = mySeat >= 0 ? mySeat : 0;  // whose place is at the bottom
-  const places = ["south", "west", "north", "east"];
+  const places = placesOf(view);  // by offset from the bottom seat, in the play direction
   // Names are not unique (three bots may share one): the place at this table tells them apart.
   const seatName = (s: number) => `${view.seats[s]?.displayName || "seat"} (${places[(s - me + 4) % 4]})`;
   const relation = (s: number) => mySeat < 0 ? (s % 2 === 0 ? "north–south" : "east–west")
@@ -450,10 +471,13 @@ function render(screen: TableScreen): void {
       "data-seat": String(s) },
       el("strong", { class: "name" }, empty ? "empty seat" : view.seats[s]?.displayName || "player"),
       el("span", { class: "relation" }, ` ${place} · ${relation(s)}`),
-      info?.occupant === SeatOccupant.BOT ? el("span", { class: "badge" }, info.botTakeover ? "bot (took over)" : "bot") : null,
+      botBadge(info) ? el("span", { class: "badge" }, botBadge(info)) : null,
       game && playing && game.dealer === s ? el("span", { class: "badge" }, "dealer") : null,
       game && game.taker === s && game.contract ? el("span", { class: "badge" }, "taker") : null,
       playing && game?.toAct === s ? el("span", { class: "turn" }, s === mySeat ? " ▶ your turn" : " ▶ to play") : null);
+    // The others' hidden cards (the viewer's own are the hand below).
+    const held = playing && s !== mySeat ? cardsHeld(view, s, mySeat) : undefined;
+    if (held !== undefined) box.append(cardBacks(held));
     if (empty && mySeat < 0 && view.status === TableStatus.WAITING_FOR_PLAYERS) {
       box.append(button("Sit here", () => sit(screen, s), { class: "sit" }));
     }
@@ -463,10 +487,23 @@ function render(screen: TableScreen): void {
     return box;
   });
 
-  const trickCards = (game?.currentTrick ?? []).map((played) => el("li", { "data-seat": String(played.seat) },
-    el("span", { class: "who", title: seatName(played.seat) }, places[(played.seat - me + 4) % 4]),
-    played.card ? cardFace(played.card) : null));
-  const trick = el("ol", { id: "trick", "aria-label": "the trick on the table" }, ...trickCards);
+  // A trick just won stays on the table, its winner marked, until gathered (trick.ts); a card
+  // of the next trick ends that at once.
+  const justWon = !game?.currentTrick.length ? screen.trick.finished() : undefined;
+  const onTable = justWon ? justWon.trick.cards : game?.currentTrick ?? [];
+  const trickCards = onTable.map((played) => {
+    const won = justWon && played.seat === justWon.trick.winner;
+    return el("li", { "data-seat": String(played.seat), ...(won ? { class: "winner" } : {}) },
+      el("span", { class: "who", title: seatName(played.seat) }, places[(played.seat - me + 4) % 4]),
+      played.card ? cardFace(played.card) : null,
+      won ? el("span", { class: "won" }, "won") : null);
+  });
+  const trick = el("ol", { id: "trick", "aria-label": "the trick on the table",
+    ...(justWon ? { "data-phase": justWon.phase, "data-winner": String(justWon.trick.winner),
+      "data-toward": places[(justWon.trick.winner - me + 4) % 4] } : {}) }, ...trickCards);
+  // "Belote!" / "Rebelote!" at the side of the seat that just played it.
+  const calls = [...screen.trick.calls()].map(([seat, text]) => el("p", { class: `belote-call ${places[(seat - me + 4) % 4]}`,
+    "data-seat": String(seat), role: "status" }, text));
   const turned = game?.turnedCard && game.phase === DealPhase.AUCTION
     ? el("p", { id: "turned" }, "Turned up: ", cardFace(game.turnedCard)) : null;
   const last = game?.lastTrick;
@@ -486,7 +523,9 @@ function render(screen: TableScreen): void {
       (game.phase === DealPhase.CARD_PLAY ? `, trick ${game.trickNumber}` : "")) : null,
     game?.tricksWon?.length ? el("p", {}, `Tricks: ${mySeat >= 0 ? "us" : "N–S"} ${game.tricksWon[team]}, ` +
       `${mySeat >= 0 ? "them" : "E–W"} ${game.tricksWon[1 - team]}`) : null,
-    game?.lastDeal?.explanation ? el("p", { id: "last-deal" }, `Last deal: ${game.lastDeal.explanation}`) : null);
+    lastDeal(screen.deals ?? [], mySeat >= 0 ? ["Us", "Them"] : ["N–S", "E–W"], team));
+  const sheet = scoreSheet(screen.deals ?? [], { teams: mySeat >= 0 ? (team === 0 ? ["us", "them"] : ["them", "us"])
+    : ["N–S", "E–W"], seatName, target });
   const contract = el("p", { id: "contract" }, game?.contract
     ? `Contract: ${contractName(game.contract)}, taken by ${seatName(game.taker)} (${relation(game.taker)})`
     : game?.phase === DealPhase.AUCTION ? "Auction in progress" : "");
@@ -506,7 +545,8 @@ function render(screen: TableScreen): void {
   const playable = new Set(legal.filter((a) => a.action.case === "card")
     .map((a) => cardKey(a.action.value as Card)));
   const hand = el("div", { id: "hand", role: "group", "aria-label": "your hand" },
-    ...(game?.yourHand ?? []).map((card) => handCard(screen, card, yourTurn && playable.has(cardKey(card)),
+    ...sortHand(game?.yourHand ?? [], game?.contract ?? 0).map((card) => handCard(screen, card,
+      yourTurn && playable.has(cardKey(card)),
       yourTurn && game?.phase === DealPhase.CARD_PLAY)));
   const shortcuts = mySeat >= 0 ? el("p", { id: "shortcuts", class: "hint" },
     "Keys: 1–8 play that card of your hand, ← → move between cards, Enter plays the one in focus, "
@@ -541,11 +581,11 @@ function render(screen: TableScreen): void {
     el("h2", {}, `${view.name || "Table"} · ${view.preset}${view.isPrivate ? " · private" : ""}`),
     el("p", { class: "share" }, "Table id: ", el("code", {}, view.tableId)),
     final, turn,
-    el("div", { class: "board" }, ...seats, el("div", { class: "centre" }, turned, trick)),
+    el("div", { class: "board" }, ...seats, el("div", { class: "centre" }, turned, trick, ...calls)),
     contract, hand, bidButtons, announceButtons, shortcuts,
     el("div", { class: "columns" },
       el("section", { class: "panel" }, el("h3", {}, "Auction"), bids, el("h3", {}, "Announcements"), announced),
-      lastTrick, scores, chat),
+      lastTrick, scores, sheet, chat),
     controls);
   // The server is away: nothing it would have to answer can be clicked (the lobby can).
   if (screen.down) {
@@ -561,6 +601,21 @@ function render(screen: TableScreen): void {
   if (focused) document.getElementById(focused)?.focus();
   else if (inPlay) focusPlay(section);
   showTimers(screen);
+}
+
+/** The last deal scored, kept until the next is (the next auction does not wipe it): the rule
+ * applied, then what each team counted, so that a total is never unexplained. */
+function lastDeal(deals: readonly DealScored[], names: readonly [string, string], team: number): HTMLElement | null {
+  const d = deals[deals.length - 1];
+  if (!d) return null;
+  const counted = (t: number) => `${names[t === team ? 0 : 1]}: tricks ${d.trickPoints[t] ?? 0}`
+    + (d.belote[t] ? `, belote ${d.belote[t]}` : "") + (d.announcements[t] ? `, announcements ${d.announcements[t]}` : "")
+    + `, scored ${d.dealScore[t] ?? 0}`;
+  // The rule's sentence is the same for every viewer; what each team counted is said from this
+  // viewer's side, beside it.
+  return el("div", {}, el("p", { id: "last-deal" }, `Last deal: ${d.explanation}`),
+    el("p", { id: "last-deal-counted", class: "counted" },
+      `${counted(team)}; ${counted(1 - team)}${d.multiplier > 1 ? `; ×${d.multiplier}` : ""}`));
 }
 
 /** The focus after a redraw: the move to make now (a bid, a playable card), else the hand. */
@@ -625,7 +680,9 @@ function handCard(screen: TableScreen, card: Card, playable: boolean, playing: b
   face.dataset.playable = String(playable);
   const refused = screen.refused.get(cardKey(card));
   if (refused) { face.classList.add("refused"); face.title = refused; }
-  face.setAttribute("aria-label", `${cardName(card)}${playing ? (playable ? ", playable" : ", not allowed now") : ""}`);
+  // The name starts with what the card shows ("7♣"), so a voice command naming it finds it.
+  face.setAttribute("aria-label", `${cardLabel(card)}${playing ? (playable ? ", playable" : ", not allowed now") : ""}`
+    + ` (${cardName(card)})`);
   face.addEventListener("click", () => void act(screen, { action: { case: "card", value: card } } as Action, cardKey(card)));
   return face;
 }
